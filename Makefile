@@ -1,0 +1,107 @@
+# kube-policy-extender: build, test and run.
+#
+#   make            build bin/kube-policy-extender
+#   make run        build and serve the bundled policy and demo cluster
+#   make test       build and run every test suite, plain and under
+#                   AddressSanitizer + UndefinedBehaviorSanitizer
+#   make deps       install missing Debian packages (every target needs it)
+#   make format / format-check / clean
+
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+
+PKGS     := libevent libevent_pthreads libevent_openssl libcjson inih \
+            libcurl yaml-0.1 openssl
+TEST_PKGS := cmocka
+
+CC       ?= cc
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+            -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
+# Recursive (=) so pkg-config runs after `deps` has installed the packages.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
+BASE_CFLAGS = -std=c11 -D_GNU_SOURCE -I. -g $(WARN) -MMD -MP \
+              -DKPE_VERSION='"$(VERSION)"' -DKPE_GIT_REV='"$(GIT_REV)"'
+OPT      := -O2
+SAN      := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
+            -fno-sanitize-recover=all
+
+LIB_SRCS  := $(sort $(wildcard kube/*.c policy/*.c predicates/*.c \
+                               priorities/*.c server/*.c))
+LIB_SRCS  := $(filter-out server/main.c,$(LIB_SRCS))
+MAIN_SRC  := server/main.c
+TEST_SRCS := $(sort $(wildcard tests/test_*.c))
+SUPPORT_SRCS := $(sort $(wildcard tests/support/*.c))
+TEST_NAMES := $(patsubst tests/%.c,%,$(TEST_SRCS))
+
+BIN := bin/kube-policy-extender
+
+# Two flavours of every object: build/opt (the shipped binary, plain tests)
+# and build/san (sanitized tests).
+OPT_OBJS  := $(patsubst %.c,build/opt/%.o,$(LIB_SRCS))
+SAN_OBJS  := $(patsubst %.c,build/san/%.o,$(LIB_SRCS))
+OPT_SUP   := $(patsubst %.c,build/opt/%.o,$(SUPPORT_SRCS))
+SAN_SUP   := $(patsubst %.c,build/san/%.o,$(SUPPORT_SRCS))
+OPT_TESTS := $(patsubst %,build/opt/tests/%,$(TEST_NAMES))
+SAN_TESTS := $(patsubst %,build/san/tests/%,$(TEST_NAMES))
+
+.PHONY: all deps run test test-opt test-san format format-check clean
+
+all: $(BIN)
+
+deps:
+	@sh scripts/deps.sh
+
+build/opt/%.o: %.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(OPT) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
+
+build/san/%.o: %.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(SAN) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
+
+build/opt/libkpe.a: $(OPT_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+build/san/libkpe.a: $(SAN_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BIN): build/opt/server/main.o build/opt/libkpe.a
+	@mkdir -p $(dir $@)
+	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS) $(LDFLAGS)
+
+build/opt/tests/%: build/opt/tests/%.o $(OPT_SUP) build/opt/libkpe.a
+	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS) $(shell pkg-config --libs $(TEST_PKGS))
+
+build/san/tests/%: build/san/tests/%.o $(SAN_SUP) build/san/libkpe.a
+	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS) $(shell pkg-config --libs $(TEST_PKGS))
+
+run: $(BIN)
+	$(BIN) serve --listen 127.0.0.1:8888 \
+	    --policy deploy/demo/policy.json --cluster deploy/demo/cluster.json
+
+# One run, one closing "N passed, M failed" line over both flavours.
+test: $(OPT_TESTS) $(SAN_TESTS) $(BIN)
+	@KPE_BIN=$(BIN) sh tests/run.sh $(OPT_TESTS) $(SAN_TESTS)
+
+test-opt: $(OPT_TESTS) $(BIN)
+	@KPE_BIN=$(BIN) sh tests/run.sh $(OPT_TESTS)
+
+test-san: $(SAN_TESTS) $(BIN)
+	@KPE_BIN=$(BIN) sh tests/run.sh $(SAN_TESTS)
+
+FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+
+format:
+	clang-format -i $(FORMAT_SRCS)
+
+format-check:
+	clang-format --dry-run --Werror $(FORMAT_SRCS)
+
+clean:
+	rm -rf build bin
+
+.SECONDARY:
+-include $(shell find build -name '*.d' 2>/dev/null)

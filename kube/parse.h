@@ -1,0 +1,51 @@
+/*
+ * parse.h: Kubernetes JSON (as the API server and `kubectl get -o json`
+ * print it) into the structs of kube/types.h. One pass: the cJSON tree is
+ * deleted before these functions return; results live in the arena.
+ * Errors name the JSON path and quote the value:
+ *   items[4].spec.containers[2].resources.requests.cpu: invalid quantity "1.5.3"
+ */
+#ifndef KUBE_PARSE_H
+#define KUBE_PARSE_H
+
+#include <stddef.h>
+
+#include "kube/arena.h"
+#include "kube/err.h"
+#include "kube/types.h"
+
+struct cJSON;
+
+/* Documents nested deeper than this are refused before parsing. */
+#define KUBE_PARSE_MAX_DEPTH 256
+
+/*
+ * Parse one JSON document: an object of a modelled kind, or a List /
+ * <Kind>List whose items are added in order. Kinds we do not model are
+ * counted in objs->n_skipped. objs must be zeroed before first use and may
+ * accumulate several documents. Returns 0, or -1 with e set.
+ */
+int kube_parse_document(struct arena *a, const char *json, size_t len,
+                        struct kube_objects *objs, struct err *e);
+
+/* Parse a JSON text holding exactly one Pod (or one Node). */
+int kube_parse_pod(struct arena *a, const char *json, size_t len,
+                   struct kube_pod *out, struct err *e);
+int kube_parse_node(struct arena *a, const char *json, size_t len,
+                    struct kube_node *out, struct err *e);
+
+/*
+ * Decode an already-parsed object. `path` prefixes error paths (e.g.
+ * "Pod" or "Nodes.items[3]"); NULL or "" for none.
+ */
+int kube_pod_from_cjson(struct arena *a, const struct cJSON *j,
+                        const char *path, struct kube_pod *out,
+                        struct err *e);
+int kube_node_from_cjson(struct arena *a, const struct cJSON *j,
+                         const char *path, struct kube_node *out,
+                         struct err *e);
+
+/* The kind of a document's "kind" string; KUBE_KIND_UNKNOWN otherwise. */
+enum kube_kind kube_kind_from_string(const char *kind);
+
+#endif

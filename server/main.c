@@ -1,0 +1,64 @@
+/*
+ * main.c: the kube-policy-extender command line. Dispatches to one
+ * subcommand; `serve` is the default when the first argument is an option.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "server/cli.h"
+
+static const struct cli_command commands[] = {
+    { "serve", cli_serve, "serve the scheduler-extender HTTP API (default)" },
+    { NULL, NULL, NULL },
+};
+
+static void usage(FILE *f)
+{
+    const struct cli_command *c;
+
+    fprintf(f, "Usage: kube-policy-extender [COMMAND] [OPTIONS]\n\n"
+               "Serve a legacy kube-scheduler Policy (predicates and "
+               "weighted priorities)\nas a scheduler extender.\n\n"
+               "Commands:\n");
+    for (c = commands; c->name; c++)
+        fprintf(f, "  %-10s %s\n", c->name, c->summary);
+    fprintf(f, "\nRun `kube-policy-extender COMMAND --help` for a command's "
+               "options.\n"
+               "  -h, --help     show this help\n"
+               "  -V, --version  show the version\n");
+}
+
+int main(int argc, char **argv)
+{
+    const struct cli_command *c;
+
+    if (argc < 2 || argv[1][0] == '-') {
+        if (argc >= 2 &&
+            (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+            usage(stdout);
+            return 0;
+        }
+        if (argc >= 2 &&
+            (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version"))) {
+            cli_print_version(stdout);
+            return 0;
+        }
+        return cli_serve(argc, argv);
+    }
+    if (!strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "version")) {
+        cli_print_version(stdout);
+        return 0;
+    }
+    for (c = commands; c->name; c++) {
+        if (!strcmp(argv[1], c->name))
+            return c->fn(argc - 1, argv + 1);
+    }
+    fprintf(stderr, "kube-policy-extender: unknown command \"%s\"\n\n",
+            argv[1]);
+    usage(stderr);
+    return 2;
+}

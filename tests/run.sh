@@ -1,0 +1,56 @@
+#!/bin/sh
+# Run cmocka test binaries (and tests/cli/*.sh scripts) and print one closing
+# line "N passed, M failed" over all of them. A binary that dies without
+# cmocka's summary (a sanitizer abort, a crash) counts as one failed test.
+# Exit status is non-zero when anything failed.
+set -u
+passed=0
+failed=0
+failures=""
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+# Tests find their fixtures relative to the repository root.
+cd "$(dirname "$0")/.." || exit 2
+
+run_one() {
+    name=$1
+    shift
+    out=$("$@" 2>&1)
+    rc=$?
+    p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
+    f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
+    p=${p:-0}
+    f=${f:-0}
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        f=1
+    fi
+    passed=$((passed + p))
+    failed=$((failed + f))
+    if [ "$f" -ne 0 ]; then
+        failures="$failures $name"
+        printf '%s\n' "$out" | tail -n 60
+        echo "FAIL $name (exit $rc)"
+    else
+        echo "ok   $name ($p tests)"
+    fi
+}
+
+for t in "$@"; do
+    flavour=$(basename "$(dirname "$(dirname "$t")")")
+    run_one "$flavour/$(basename "$t")" "$t"
+done
+
+# Command-line scripts: each prints cmocka-style summary lines through
+# tests/cli/lib.sh, so they are counted the same way.
+if [ -d tests/cli ] && [ -n "${KPE_BIN:-}" ]; then
+    for s in tests/cli/test_*.sh; do
+        [ -f "$s" ] || continue
+        run_one "cli/$(basename "$s")" sh "$s"
+    done
+fi
+
+if [ -n "$failures" ]; then
+    echo "failed suites:$failures"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -20,7 +20,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 # Recursive (=) so pkg-config runs after `deps` has installed the packages.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
-BASE_CFLAGS = -std=c11 -D_GNU_SOURCE -I. -g $(WARN) -MMD -MP \
+BASE_CFLAGS = -std=c11 -D_GNU_SOURCE -I. -g $(WARN) -MMD -MP -ffp-contract=off \
               -DKPE_VERSION='"$(VERSION)"' -DKPE_GIT_REV='"$(GIT_REV)"'
 OPT      := -O2
 SAN      := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \

@@ -1,0 +1,437 @@
+/*
+ * cluster.c: the cluster snapshot (see cluster.h), mirroring v1.22's
+ * NodeInfo accounting (framework/types.go AddPod/RemovePod) and image
+ * state summaries (internal/cache/cache.go).
+ */
+#include "kube/cluster.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/resources.h"
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+
+    while (*s) {
+        h ^= (unsigned char)*s++;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+bool cluster_pod_is_active(const struct kube_pod *pod)
+{
+    const char *ph = pod->phase ? pod->phase : "";
+
+    return strcmp(ph, "Succeeded") != 0 && strcmp(ph, "Failed") != 0;
+}
+
+const struct node_info *cluster_node(const struct cluster *c, const char *name)
+{
+    size_t mask, i;
+
+    if (!c->node_slots || !name)
+        return NULL;
+    mask = c->node_slots - 1;
+    for (i = hash_str(name) & mask;; i = (i + 1) & mask) {
+        int32_t idx = c->node_index[i];
+
+        if (idx < 0)
+            return NULL;
+        if (!strcmp(c->nodes[idx].node->name, name))
+            return &c->nodes[idx];
+    }
+}
+
+static int index_nodes(struct cluster *c, struct err *e)
+{
+    size_t slots = 16, i;
+
+    while (slots < c->n_nodes * 2)
+        slots <<= 1;
+    c->node_index = arena_alloc(&c->arena, slots * sizeof(int32_t));
+    if (!c->node_index)
+        return err_set(e, "out of memory indexing nodes");
+    memset(c->node_index, 0xff, slots * sizeof(int32_t));
+    c->node_slots = slots;
+    for (i = 0; i < c->n_nodes; i++) {
+        const char *name = c->nodes[i].node->name;
+        size_t j;
+
+        for (j = hash_str(name) & (slots - 1); c->node_index[j] >= 0;
+             j = (j + 1) & (slots - 1)) {
+            if (!strcmp(c->nodes[c->node_index[j]].node->name, name))
+                return err_set(e, "duplicate node \"%s\"", name);
+        }
+        c->node_index[j] = (int32_t)i;
+    }
+    return 0;
+}
+
+/* Grow an arena array of elem-sized items to hold at least need items. */
+static void *grow(struct arena *a, void *old, size_t n, size_t *cap,
+                  size_t need, size_t elem)
+{
+    size_t ncap = *cap ? *cap * 2 : 8;
+    void *p;
+
+    if (need <= *cap)
+        return old;
+    while (ncap < need)
+        ncap *= 2;
+    p = arena_alloc(a, ncap * elem);
+    if (!p)
+        return NULL;
+    if (n)
+        memcpy(p, old, n * elem);
+    *cap = ncap;
+    return p;
+}
+
+/*
+ * Image states: every distinct name across all nodes, with the size of the
+ * first node reporting it and the number of nodes listing it.
+ */
+static int build_images(struct cluster *c, struct err *e)
+{
+    size_t total = 0, i, j, k;
+    struct image_state **slots = NULL;
+    size_t nslots = 16;
+    int rc = -1;
+
+    for (i = 0; i < c->n_nodes; i++) {
+        const struct kube_node *n = c->nodes[i].node;
+
+        for (j = 0; j < n->n_images; j++)
+            total += n->images[j].n_names;
+    }
+    while (nslots < total * 2)
+        nslots <<= 1;
+    slots = calloc(nslots, sizeof(*slots));
+    c->image_table =
+        arena_calloc(&c->arena, total ? total : 1, sizeof(*c->image_table));
+    if (!slots || !c->image_table) {
+        err_set(e, "out of memory summarising images");
+        goto out;
+    }
+    for (i = 0; i < c->n_nodes; i++) {
+        struct node_info *ni = &c->nodes[i];
+        const struct kube_node *n = ni->node;
+        size_t nn = 0;
+
+        ni->images =
+            arena_calloc(&c->arena, total ? total : 1, sizeof(*ni->images));
+        if (!ni->images) {
+            err_set(e, "out of memory summarising images");
+            goto out;
+        }
+        for (j = 0; j < n->n_images; j++) {
+            for (k = 0; k < n->images[j].n_names; k++) {
+                const char *name = n->images[j].names[k];
+                size_t s = hash_str(name) & (nslots - 1);
+                struct image_state *st;
+
+                while (slots[s] && strcmp(slots[s]->name, name))
+                    s = (s + 1) & (nslots - 1);
+                st = slots[s];
+                if (!st) {
+                    st = &c->image_table[c->n_images++];
+                    st->name = name;
+                    st->size = n->images[j].size_bytes;
+                    slots[s] = st;
+                }
+                /* A node listing a name twice counts once. */
+                if (!node_info_image(ni, name)) {
+                    st->num_nodes++;
+                    ni->images[nn++] = st;
+                    ni->n_images = nn;
+                }
+            }
+        }
+    }
+    rc = 0;
+out:
+    free(slots);
+    return rc;
+}
+
+int cluster_build(struct cluster *c, const struct kube_objects *objs,
+                  struct err *e)
+{
+    size_t i;
+
+    memset(c, 0, sizeof(*c));
+    arena_init(&c->arena, 0);
+    c->objs = objs;
+    c->n_nodes = objs->n_nodes;
+    c->nodes =
+        arena_calloc(&c->arena, c->n_nodes ? c->n_nodes : 1, sizeof(*c->nodes));
+    if (!c->nodes)
+        return err_set(e, "out of memory building the cluster snapshot");
+    for (i = 0; i < c->n_nodes; i++) {
+        c->nodes[i].node = objs->nodes[i];
+        c->nodes[i].index = i;
+    }
+    if (index_nodes(c, e) < 0 || build_images(c, e) < 0)
+        goto fail;
+    for (i = 0; i < objs->n_pods; i++) {
+        if (cluster_add_pod(c, objs->pods[i]) < 0) {
+            err_set(e, "out of memory accounting pods");
+            goto fail;
+        }
+    }
+    return 0;
+fail:
+    cluster_free(c);
+    return -1;
+}
+
+void cluster_free(struct cluster *c)
+{
+    arena_destroy(&c->arena);
+    memset(c, 0, sizeof(*c));
+}
+
+static int add_scalar(struct cluster *c, struct node_info *ni, const char *name,
+                      int64_t v)
+{
+    struct kube_resources *r = &ni->requested;
+    size_t i;
+
+    for (i = 0; i < r->n_scalars; i++) {
+        if (!strcmp(r->scalars[i].name, name)) {
+            r->scalars[i].value += v;
+            return 0;
+        }
+    }
+    r->scalars = grow(&c->arena, r->scalars, r->n_scalars, &ni->cap_scalars,
+                      r->n_scalars + 1, sizeof(*r->scalars));
+    if (!r->scalars)
+        return -1;
+    /* The name may live in a temporary arena: keep our own copy. */
+    r->scalars[r->n_scalars].name = arena_strdup(&c->arena, name);
+    if (!r->scalars[r->n_scalars].name)
+        return -1;
+    r->scalars[r->n_scalars].value = v;
+    r->n_scalars++;
+    return 0;
+}
+
+/* Apply one pod's effective request to the node, sign +1 or -1. */
+static int account_requests(struct cluster *c, struct node_info *ni,
+                            const struct kube_pod *pod, int sign)
+{
+    struct arena tmp;
+    struct kube_resources req;
+    int64_t nz_cpu, nz_mem;
+    size_t i;
+    int rc = -1;
+
+    arena_init(&tmp, 4096);
+    if (kube_pod_request(&tmp, pod, &req) < 0)
+        goto out;
+    ni->requested.milli_cpu += sign * req.milli_cpu;
+    ni->requested.memory += sign * req.memory;
+    ni->requested.ephemeral_storage += sign * req.ephemeral_storage;
+    for (i = 0; i < req.n_scalars; i++) {
+        if (add_scalar(c, ni, req.scalars[i].name,
+                       sign * req.scalars[i].value) < 0)
+            goto out;
+    }
+    kube_pod_nonzero_request(pod, &nz_cpu, &nz_mem);
+    ni->nonzero_milli_cpu += sign * nz_cpu;
+    ni->nonzero_memory += sign * nz_mem;
+    rc = 0;
+out:
+    arena_destroy(&tmp);
+    return rc;
+}
+
+static const char *norm_ip(const char *ip)
+{
+    return ip && *ip ? ip : "0.0.0.0";
+}
+
+static const char *norm_proto(const char *p)
+{
+    return p && *p ? p : "TCP";
+}
+
+static int add_ports(struct cluster *c, struct node_info *ni,
+                     const struct kube_pod *pod)
+{
+    size_t i, j;
+
+    for (i = 0; i < pod->n_containers; i++) {
+        const struct kube_container *ct = &pod->containers[i];
+
+        for (j = 0; j < ct->n_ports; j++) {
+            const struct kube_container_port *p = &ct->ports[j];
+            struct used_port *u;
+
+            if (p->host_port <= 0)
+                continue;
+            ni->ports = grow(&c->arena, ni->ports, ni->n_ports, &ni->cap_ports,
+                             ni->n_ports + 1, sizeof(*ni->ports));
+            if (!ni->ports)
+                return -1;
+            u = &ni->ports[ni->n_ports++];
+            u->ip = norm_ip(p->host_ip);
+            u->protocol = norm_proto(p->protocol);
+            u->port = p->host_port;
+        }
+    }
+    return 0;
+}
+
+/* Remove one occurrence of each of the pod's host ports. */
+static void remove_ports(struct node_info *ni, const struct kube_pod *pod)
+{
+    size_t i, j, k;
+
+    for (i = 0; i < pod->n_containers; i++) {
+        const struct kube_container *ct = &pod->containers[i];
+
+        for (j = 0; j < ct->n_ports; j++) {
+            const struct kube_container_port *p = &ct->ports[j];
+
+            if (p->host_port <= 0)
+                continue;
+            for (k = 0; k < ni->n_ports; k++) {
+                struct used_port *u = &ni->ports[k];
+
+                if (u->port == p->host_port &&
+                    !strcmp(u->ip, norm_ip(p->host_ip)) &&
+                    !strcmp(u->protocol, norm_proto(p->protocol))) {
+                    ni->ports[k] = ni->ports[--ni->n_ports];
+                    break;
+                }
+            }
+        }
+    }
+}
+
+static bool has_affinity(const struct kube_pod *p)
+{
+    const struct kube_affinity *a = &p->affinity;
+
+    return a->pod_affinity.n_required || a->pod_affinity.n_preferred ||
+           a->pod_anti_affinity.n_required || a->pod_anti_affinity.n_preferred;
+}
+
+int cluster_add_pod(struct cluster *c, const struct kube_pod *pod)
+{
+    struct node_info *ni;
+
+    if (!pod->node_name || !*pod->node_name || !cluster_pod_is_active(pod))
+        return 0;
+    ni = (struct node_info *)cluster_node(c, pod->node_name);
+    if (!ni) {
+        c->n_orphan_pods++;
+        return 0;
+    }
+    ni->pods = grow(&c->arena, ni->pods, ni->n_pods, &ni->cap_pods,
+                    ni->n_pods + 1, sizeof(*ni->pods));
+    if (!ni->pods)
+        return -1;
+    if (account_requests(c, ni, pod, 1) < 0 || add_ports(c, ni, pod) < 0)
+        return -1;
+    ni->pods[ni->n_pods++] = pod;
+    if (has_affinity(pod))
+        ni->n_affinity_pods++;
+    if (pod->affinity.pod_anti_affinity.n_required)
+        ni->n_anti_affinity_pods++;
+    c->n_pods++;
+    return 1;
+}
+
+static bool same_pod(const struct kube_pod *a, const struct kube_pod *b)
+{
+    if (a == b)
+        return true;
+    if (a->uid && b->uid && *a->uid && *b->uid)
+        return !strcmp(a->uid, b->uid);
+    return !strcmp(a->name ? a->name : "", b->name ? b->name : "") &&
+           !strcmp(a->namespace ? a->namespace : "",
+                   b->namespace ? b->namespace : "");
+}
+
+int cluster_remove_pod(struct cluster *c, const struct kube_pod *pod)
+{
+    struct node_info *ni;
+    const struct kube_pod *old;
+    size_t i;
+
+    if (!pod->node_name || !*pod->node_name)
+        return 0;
+    ni = (struct node_info *)cluster_node(c, pod->node_name);
+    if (!ni)
+        return 0;
+    for (i = 0; i < ni->n_pods; i++) {
+        if (same_pod(ni->pods[i], pod))
+            break;
+    }
+    if (i == ni->n_pods)
+        return 0;
+    old = ni->pods[i];
+    /* Keep pod order stable: it decides "first pod" in ServiceAffinity. */
+    memmove(&ni->pods[i], &ni->pods[i + 1],
+            (ni->n_pods - i - 1) * sizeof(*ni->pods));
+    ni->n_pods--;
+    if (account_requests(c, ni, old, -1) < 0)
+        return -1;
+    remove_ports(ni, old);
+    if (has_affinity(old))
+        ni->n_affinity_pods--;
+    if (old->affinity.pod_anti_affinity.n_required)
+        ni->n_anti_affinity_pods--;
+    c->n_pods--;
+    return 1;
+}
+
+bool node_info_port_conflict(const struct node_info *ni, const char *ip,
+                             const char *protocol, int32_t port)
+{
+    const char *want_ip = norm_ip(ip);
+    const char *want_proto = norm_proto(protocol);
+    bool any_ip = !strcmp(want_ip, "0.0.0.0");
+    size_t i;
+
+    if (port <= 0)
+        return false;
+    for (i = 0; i < ni->n_ports; i++) {
+        const struct used_port *u = &ni->ports[i];
+
+        if (u->port != port || strcmp(u->protocol, want_proto))
+            continue;
+        if (any_ip || !strcmp(u->ip, "0.0.0.0") || !strcmp(u->ip, want_ip))
+            return true;
+    }
+    return false;
+}
+
+const struct image_state *node_info_image(const struct node_info *ni,
+                                          const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < ni->n_images; i++) {
+        if (!strcmp(ni->images[i]->name, name))
+            return ni->images[i];
+    }
+    return NULL;
+}
+
+const struct kube_namespace *cluster_namespace(const struct cluster *c,
+                                               const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < c->objs->n_namespaces; i++) {
+        if (!strcmp(c->objs->namespaces[i]->name, name))
+            return c->objs->namespaces[i];
+    }
+    return NULL;
+}

@@ -1,0 +1,128 @@
+/*
+ * cluster.h: the cluster snapshot the predicates and priorities read,
+ * built the way kube-scheduler v1.22 builds its NodeInfo list
+ * (pkg/scheduler/framework/types.go, internal/cache): per node its
+ * non-terminal pods, their summed requests, non-zero request sums, used
+ * host ports, pods with (anti-)affinity and image states; cluster-wide the
+ * services, controllers, volumes and namespaces.
+ *
+ * Pods are added and removed one at a time, so a live source can keep the
+ * aggregates up to date without rebuilding the world.
+ */
+#ifndef KUBE_CLUSTER_H
+#define KUBE_CLUSTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kube/arena.h"
+#include "kube/err.h"
+#include "kube/types.h"
+
+/* A host port in use on a node, normalised (ip "0.0.0.0", proto "TCP"). */
+struct used_port {
+    const char *ip;
+    const char *protocol;
+    int32_t port;
+};
+
+/* One image name as the whole cluster sees it (ImageStateSummary). */
+struct image_state {
+    const char *name;
+    int64_t size;      /* sizeBytes of the first node that reported it */
+    int32_t num_nodes; /* nodes whose status lists this name */
+};
+
+struct node_info {
+    const struct kube_node *node;
+    size_t index; /* position in cluster.nodes (input order) */
+
+    size_t n_pods;
+    const struct kube_pod **pods;
+    size_t cap_pods;
+
+    /* Sum of effective requests (kube_pod_request) over pods. */
+    struct kube_resources requested;
+    size_t cap_scalars;
+    /* Sum of non-zero requests (kube_pod_nonzero_request). */
+    int64_t nonzero_milli_cpu;
+    int64_t nonzero_memory;
+
+    size_t n_ports;
+    struct used_port *ports;
+    size_t cap_ports;
+
+    /* Pods with any pod affinity or anti-affinity term. */
+    size_t n_affinity_pods;
+    /* Pods with required anti-affinity terms. */
+    size_t n_anti_affinity_pods;
+
+    /* The node's image names, each pointing into the cluster table. */
+    size_t n_images;
+    const struct image_state **images;
+};
+
+struct cluster {
+    struct arena arena; /* aggregates; objects stay in their own arenas */
+    const struct kube_objects *objs;
+
+    size_t n_nodes;
+    struct node_info *nodes;
+
+    /* name -> node index, open addressing; size is a power of two */
+    size_t node_slots;
+    int32_t *node_index;
+
+    size_t n_images;
+    struct image_state *image_table;
+
+    size_t n_orphan_pods; /* pods bound to nodes we have no Node for */
+    size_t n_pods;        /* pods accounted on nodes */
+};
+
+/*
+ * Build the snapshot from objs (which must outlive the cluster): every
+ * node, then every non-terminal pod with spec.nodeName on a known node.
+ * Returns 0, or -1 with e set (duplicate node names, out of memory).
+ */
+int cluster_build(struct cluster *c, const struct kube_objects *objs,
+                  struct err *e);
+
+void cluster_free(struct cluster *c);
+
+/* The node called name, or NULL. */
+const struct node_info *cluster_node(const struct cluster *c, const char *name);
+
+/*
+ * Account one more pod on its node (an assumed or newly bound pod).
+ * Terminal pods and pods without a known node are not accounted.
+ * Returns 1 when accounted, 0 when not, -1 on allocation failure.
+ */
+int cluster_add_pod(struct cluster *c, const struct kube_pod *pod);
+
+/*
+ * Undo cluster_add_pod for the pod with this namespace/name on its node.
+ * Returns 1 when found and removed, 0 when it was not accounted.
+ */
+int cluster_remove_pod(struct cluster *c, const struct kube_pod *pod);
+
+/* True when the pod counts for scheduling (phase not Succeeded/Failed). */
+bool cluster_pod_is_active(const struct kube_pod *pod);
+
+/*
+ * Whether a wanted host port (ip "" = 0.0.0.0, protocol "" = TCP)
+ * conflicts with the ports used on the node (HostPortInfo.CheckConflict).
+ */
+bool node_info_port_conflict(const struct node_info *ni, const char *ip,
+                             const char *protocol, int32_t port);
+
+/* The image state for name on this node, or NULL when it has no such. */
+const struct image_state *node_info_image(const struct node_info *ni,
+                                          const char *name);
+
+/* The Namespace object called name, or NULL. */
+const struct kube_namespace *cluster_namespace(const struct cluster *c,
+                                               const char *name);
+
+#endif

@@ -77,4 +77,28 @@ bool kube_is_qualified_name(const char *s);
 bool kube_is_label_value(const char *s);
 bool kube_is_dns1123_subdomain(const char *s);
 
+/*
+ * The same checks with upstream's reasons: true when s is valid; otherwise
+ * false, and the reasons, joined with "; " as labels.NewRequirement joins
+ * them, are written to why (n bytes; why may be NULL when n is 0).
+ */
+bool kube_check_qualified_name(const char *s, char *why, size_t n);
+bool kube_check_label_value(const char *s, char *why, size_t n);
+bool kube_check_dns1123_subdomain(const char *s, char *why, size_t n);
+
+/* The API spelling of an operator ("In", "NotIn", ..., "Lt"). */
+const char *kube_selector_op_name(enum kube_selector_op op);
+
+/*
+ * Check one requirement as labels.NewRequirement does, for any of the six
+ * operators: key a qualified name; In/NotIn at least one value;
+ * Exists/DoesNotExist none; Gt/Lt exactly one base-10 int64 (stored in
+ * r->int_value); every value a label value. path prefixes the field names
+ * in the message ("matchExpressions[0]"), NULL for none. Returns 0 when
+ * valid; otherwise -1 with *why set to upstream's error text from a
+ * ("[e1, e2]" when there are several).
+ */
+int kube_requirement_validate(struct arena *a, struct kube_requirement *r,
+                              const char *path, const char **why);
+
 #endif

@@ -68,15 +68,21 @@ build/san/libkpe.a: $(SAN_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+# The whole library goes into every binary: registries refer to predicate
+# and priority implementations weakly, so nothing may be dropped silently.
+WHOLE = -Wl,--whole-archive $(1) -Wl,--no-whole-archive
+
 $(BIN): build/opt/server/main.o build/opt/libkpe.a
 	@mkdir -p $(dir $@)
-	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS) $(LDFLAGS)
+	$(CC) $(OPT) -o $@ $< $(call WHOLE,build/opt/libkpe.a) $(PKG_LIBS) $(LDFLAGS)
 
 build/opt/tests/%: build/opt/tests/%.o $(OPT_SUP) build/opt/libkpe.a
-	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS) $(shell pkg-config --libs $(TEST_PKGS))
+	$(CC) $(OPT) -o $@ $< $(OPT_SUP) $(call WHOLE,build/opt/libkpe.a) \
+	    $(PKG_LIBS) $(shell pkg-config --libs $(TEST_PKGS))
 
 build/san/tests/%: build/san/tests/%.o $(SAN_SUP) build/san/libkpe.a
-	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS) $(shell pkg-config --libs $(TEST_PKGS))
+	$(CC) $(SAN) -o $@ $< $(SAN_SUP) $(call WHOLE,build/san/libkpe.a) \
+	    $(PKG_LIBS) $(shell pkg-config --libs $(TEST_PKGS))
 
 run: $(BIN)
 	$(BIN) serve --listen 127.0.0.1:8888 \

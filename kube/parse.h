@@ -3,7 +3,8 @@
  * print it) into the structs of kube/types.h. One pass: the cJSON tree is
  * deleted before these functions return; results live in the arena.
  * Errors name the JSON path and quote the value:
- *   items[4].spec.containers[2].resources.requests.cpu: invalid quantity "1.5.3"
+ *   items[4].spec.containers[2].resources.requests.cpu: invalid quantity
+ * "1.5.3"
  */
 #ifndef KUBE_PARSE_H
 #define KUBE_PARSE_H
@@ -39,8 +40,7 @@ int kube_parse_node(struct arena *a, const char *json, size_t len,
  * "Pod" or "Nodes.items[3]"); NULL or "" for none.
  */
 int kube_pod_from_cjson(struct arena *a, const struct cJSON *j,
-                        const char *path, struct kube_pod *out,
-                        struct err *e);
+                        const char *path, struct kube_pod *out, struct err *e);
 int kube_node_from_cjson(struct arena *a, const struct cJSON *j,
                          const char *path, struct kube_node *out,
                          struct err *e);

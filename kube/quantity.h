@@ -22,8 +22,7 @@ struct kube_quantity {
  * Kubernetes does, rejecting what it rejects. Returns 0, or -1 with
  * e->msg = `invalid quantity "<s>"` followed by ": <why>".
  */
-int kube_quantity_parse(const char *s, struct kube_quantity *q,
-                        struct err *e);
+int kube_quantity_parse(const char *s, struct kube_quantity *q, struct err *e);
 
 /* Value(): rounded up (away from zero) to an integer, saturated to int64. */
 int64_t kube_quantity_value(struct kube_quantity q);

@@ -24,8 +24,8 @@ bool kube_resource_is_attachable_volume(const char *name);
 bool kube_resource_is_scalar(const char *name);
 
 /* The value of a scalar in r, 0 when absent; *found tells which. */
-int64_t kube_resources_scalar(const struct kube_resources *r,
-                              const char *name, bool *found);
+int64_t kube_resources_scalar(const struct kube_resources *r, const char *name,
+                              bool *found);
 
 /*
  * The pod's effective request for filtering and node accounting (A.4.1):

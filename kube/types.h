@@ -70,7 +70,7 @@ struct kube_node_selector_term {
     struct kube_requirement *exprs; /* matchExpressions */
     size_t n_fields;
     struct kube_requirement *fields; /* matchFields (metadata.name only) */
-    const char *invalid; /* parse error: the term never matches */
+    const char *invalid;             /* parse error: the term never matches */
 };
 
 /* v1.NodeSelector: terms are ORed. */
@@ -93,10 +93,10 @@ struct kube_taint {
 };
 
 struct kube_toleration {
-    const char *key;      /* "" when absent */
-    const char *op;       /* "" when absent (= Equal), "Equal", "Exists" */
-    const char *value;    /* "" when absent */
-    const char *effect;   /* "" when absent (= all effects) */
+    const char *key;    /* "" when absent */
+    const char *op;     /* "" when absent (= Equal), "Equal", "Exists" */
+    const char *value;  /* "" when absent */
+    const char *effect; /* "" when absent (= all effects) */
 };
 
 /* ---- resources ---- */
@@ -134,7 +134,7 @@ struct kube_resources {
 
 struct kube_container_port {
     int32_t container_port;
-    int32_t host_port;   /* 0 when absent */
+    int32_t host_port;    /* 0 when absent */
     const char *protocol; /* "TCP" when absent */
     const char *host_ip;  /* "" when absent */
 };
@@ -171,7 +171,7 @@ struct kube_volume {
      * CSI driver. "" when the field was absent.
      */
     const char *id;
-    const char *rbd_pool;       /* "rbd" when absent (API default) */
+    const char *rbd_pool; /* "rbd" when absent (API default) */
     size_t n_rbd_monitors;
     const char **rbd_monitors;
     const char *iscsi_target_portal;
@@ -222,7 +222,7 @@ struct kube_affinity {
 struct kube_topology_spread_constraint {
     int32_t max_skew;
     const char *topology_key;
-    const char *when_unsatisfiable; /* DoNotSchedule | ScheduleAnyway */
+    const char *when_unsatisfiable;       /* DoNotSchedule | ScheduleAnyway */
     struct kube_label_selector *selector; /* NULL = nil */
 };
 
@@ -340,8 +340,8 @@ struct kube_persistent_volume {
     int64_t capacity_storage; /* bytes */
     size_t n_access_modes;
     const char **access_modes;
-    const char *storage_class_name; /* "" when absent */
-    const char *volume_mode;        /* "" when absent */
+    const char *storage_class_name;  /* "" when absent */
+    const char *volume_mode;         /* "" when absent */
     const char *claim_ref_namespace; /* NULL when no claimRef */
     const char *claim_ref_name;
     const char *claim_ref_uid;
@@ -363,7 +363,7 @@ struct kube_persistent_volume_claim {
     size_t n_owner_refs;
     struct kube_owner_ref *owner_refs;
     bool deleting;
-    const char *volume_name;        /* "" when unbound */
+    const char *volume_name; /* "" when unbound */
     bool has_storage_class_name;
     const char *storage_class_name; /* "" when absent */
     size_t n_access_modes;

@@ -14,9 +14,8 @@
 #include "server/cli.h"
 #include "server/version.h"
 
-static void reply_text(struct evhttp_request *req, int code,
-                       const char *reason, const char *ctype,
-                       const char *body)
+static void reply_text(struct evhttp_request *req, int code, const char *reason,
+                       const char *ctype, const char *body)
 {
     struct evbuffer *b = evbuffer_new();
 
@@ -42,9 +41,8 @@ static void on_version(struct evhttp_request *req, void *arg)
     char body[256];
 
     (void)arg;
-    snprintf(body, sizeof(body),
-             "{\"version\":\"%s\",\"gitCommit\":\"%s\"}\n", kpe_version(),
-             kpe_git_revision());
+    snprintf(body, sizeof(body), "{\"version\":\"%s\",\"gitCommit\":\"%s\"}\n",
+             kpe_version(), kpe_git_revision());
     reply_text(req, HTTP_OK, "OK", "application/json", body);
 }
 

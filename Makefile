@@ -52,21 +52,26 @@ all: $(BIN)
 deps:
 	@sh scripts/deps.sh
 
+# V=1 shows the full commands.
+Q := $(if $(V),,@)
+
 build/opt/%.o: %.c | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(OPT) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
+	@$(if $(V),,echo "  CC      $<")
+	$(Q)$(CC) $(BASE_CFLAGS) $(OPT) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
 
 build/san/%.o: %.c | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(SAN) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
+	@$(if $(V),,echo "  CC-SAN  $<")
+	$(Q)$(CC) $(BASE_CFLAGS) $(SAN) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
 
 build/opt/libkpe.a: $(OPT_OBJS)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 build/san/libkpe.a: $(SAN_OBJS)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 # The whole library goes into every binary: registries refer to predicate
 # and priority implementations weakly, so nothing may be dropped silently.
@@ -74,14 +79,17 @@ WHOLE = -Wl,--whole-archive $(1) -Wl,--no-whole-archive
 
 $(BIN): build/opt/server/main.o build/opt/libkpe.a
 	@mkdir -p $(dir $@)
-	$(CC) $(OPT) -o $@ $< $(call WHOLE,build/opt/libkpe.a) $(PKG_LIBS) $(LDFLAGS)
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(CC) $(OPT) -o $@ $< $(call WHOLE,build/opt/libkpe.a) $(PKG_LIBS) $(LDFLAGS)
 
 build/opt/tests/%: build/opt/tests/%.o $(OPT_SUP) build/opt/libkpe.a
-	$(CC) $(OPT) -o $@ $< $(OPT_SUP) $(call WHOLE,build/opt/libkpe.a) \
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(CC) $(OPT) -o $@ $< $(OPT_SUP) $(call WHOLE,build/opt/libkpe.a) \
 	    $(PKG_LIBS) $(shell pkg-config --libs $(TEST_PKGS))
 
 build/san/tests/%: build/san/tests/%.o $(SAN_SUP) build/san/libkpe.a
-	$(CC) $(SAN) -o $@ $< $(SAN_SUP) $(call WHOLE,build/san/libkpe.a) \
+	@$(if $(V),,echo "  LD-SAN  $@")
+	$(Q)$(CC) $(SAN) -o $@ $< $(SAN_SUP) $(call WHOLE,build/san/libkpe.a) \
 	    $(PKG_LIBS) $(shell pkg-config --libs $(TEST_PKGS))
 
 run: $(BIN)

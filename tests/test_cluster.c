@@ -1,0 +1,340 @@
+/*
+ * test_cluster.c: the cluster snapshot (NodeInfo accounting): pods on
+ * nodes, request sums, host ports, image states, incremental add/remove.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "kube/cluster.h"
+#include "kube/resources.h"
+
+static struct kube_node *mk_node(struct arena *a, const char *name)
+{
+    struct kube_node *n = arena_calloc(a, 1, sizeof(*n));
+
+    n->name = name;
+    return n;
+}
+
+static struct kube_pod *mk_pod(struct arena *a, const char *name,
+                               const char *node, int64_t milli_cpu, int64_t mem)
+{
+    struct kube_pod *p = arena_calloc(a, 1, sizeof(*p));
+    struct kube_container *c = arena_calloc(a, 1, sizeof(*c));
+
+    p->name = name;
+    p->namespace = "default";
+    p->uid = name;
+    p->node_name = node;
+    p->phase = "Running";
+    c->name = "c";
+    c->requests.has = KUBE_RES_CPU | KUBE_RES_MEMORY;
+    c->requests.milli_cpu = milli_cpu;
+    c->requests.memory = mem;
+    p->n_containers = 1;
+    p->containers = c;
+    return p;
+}
+
+static void add_port(struct arena *a, struct kube_pod *p, const char *proto,
+                     const char *ip, int32_t port)
+{
+    struct kube_container *c = &p->containers[0];
+    struct kube_container_port *np =
+        arena_calloc(a, c->n_ports + 1, sizeof(*np));
+
+    if (c->n_ports)
+        memcpy(np, c->ports, c->n_ports * sizeof(*np));
+    np[c->n_ports].protocol = proto;
+    np[c->n_ports].host_ip = ip;
+    np[c->n_ports].host_port = port;
+    np[c->n_ports].container_port = port;
+    c->ports = np;
+    c->n_ports++;
+}
+
+struct port_param {
+    const char *protocol;
+    const char *ip;
+    int32_t port;
+};
+
+struct port_case {
+    const char *desc;
+    struct port_param added[4];
+    size_t n_added;
+    struct port_param check;
+    bool expect;
+};
+
+/* TestHostPortInfo_Check (pkg/scheduler/framework/types_test.go) */
+static const struct port_case port_cases[] = {
+    { "empty check should check 0.0.0.0 and TCP",
+      { { "TCP", "127.0.0.1", 80 } },
+      1,
+      { "", "", 81 },
+      false },
+    { "empty check should check 0.0.0.0 and TCP (conflicted)",
+      { { "TCP", "127.0.0.1", 80 } },
+      1,
+      { "", "", 80 },
+      true },
+    { "empty port check should pass",
+      { { "TCP", "127.0.0.1", 80 } },
+      1,
+      { "", "", 0 },
+      false },
+    { "0.0.0.0 should check all registered IPs",
+      { { "TCP", "127.0.0.1", 80 } },
+      1,
+      { "TCP", "0.0.0.0", 80 },
+      true },
+    { "0.0.0.0 with different protocol should be allowed",
+      { { "UDP", "127.0.0.1", 80 } },
+      1,
+      { "TCP", "0.0.0.0", 80 },
+      false },
+    { "0.0.0.0 with different port should be allowed",
+      { { "TCP", "127.0.0.1", 79 },
+        { "TCP", "127.0.0.1", 81 },
+        { "TCP", "127.0.0.1", 82 } },
+      3,
+      { "TCP", "0.0.0.0", 80 },
+      false },
+    { "normal ip should check all registered 0.0.0.0",
+      { { "TCP", "0.0.0.0", 80 } },
+      1,
+      { "TCP", "127.0.0.1", 80 },
+      true },
+    { "normal ip with different port/protocol should be allowed (0.0.0.0)",
+      { { "TCP", "0.0.0.0", 79 },
+        { "UDP", "0.0.0.0", 80 },
+        { "TCP", "0.0.0.0", 81 },
+        { "TCP", "0.0.0.0", 82 } },
+      4,
+      { "TCP", "127.0.0.1", 80 },
+      false },
+    { "normal ip with different port/protocol should be allowed",
+      { { "TCP", "127.0.0.1", 79 },
+        { "UDP", "127.0.0.1", 80 },
+        { "TCP", "127.0.0.1", 81 },
+        { "TCP", "127.0.0.1", 82 } },
+      4,
+      { "TCP", "127.0.0.1", 80 },
+      false },
+    /* predicates.md A.6: "::" is just another address. */
+    { "ipv6 any is not a wildcard",
+      { { "TCP", "::", 80 } },
+      1,
+      { "TCP", "10.0.0.1", 80 },
+      false },
+};
+
+static void cluster_should_detect_host_port_conflicts(void **state)
+{
+    size_t i, j;
+
+    (void)state;
+    for (i = 0; i < sizeof(port_cases) / sizeof(port_cases[0]); i++) {
+        const struct port_case *tc = &port_cases[i];
+        struct arena a;
+        struct kube_objects objs = { 0 };
+        struct kube_node *nodes[1];
+        struct kube_pod *pods[1];
+        struct cluster c;
+        struct err e;
+
+        arena_init(&a, 0);
+        nodes[0] = mk_node(&a, "n1");
+        pods[0] = mk_pod(&a, "p", "n1", 0, 0);
+        for (j = 0; j < tc->n_added; j++)
+            add_port(&a, pods[0], tc->added[j].protocol, tc->added[j].ip,
+                     tc->added[j].port);
+        objs.n_nodes = 1;
+        objs.nodes = nodes;
+        objs.n_pods = 1;
+        objs.pods = pods;
+        assert_int_equal(cluster_build(&c, &objs, &e), 0);
+        if (node_info_port_conflict(&c.nodes[0], tc->check.ip,
+                                    tc->check.protocol,
+                                    tc->check.port) != tc->expect)
+            fail_msg("%s: expected %d", tc->desc, tc->expect);
+        cluster_free(&c);
+        arena_destroy(&a);
+    }
+}
+
+static void cluster_should_account_active_pods_on_known_nodes(void **state)
+{
+    struct arena a;
+    struct kube_objects objs = { 0 };
+    struct kube_node *nodes[2];
+    struct kube_pod *pods[5];
+    struct cluster c;
+    const struct node_info *n1, *n2;
+    struct err e;
+
+    (void)state;
+    arena_init(&a, 0);
+    nodes[0] = mk_node(&a, "n1");
+    nodes[1] = mk_node(&a, "n2");
+    pods[0] = mk_pod(&a, "a", "n1", 500, 1000);
+    pods[1] = mk_pod(&a, "b", "n1", 250, 0);
+    pods[1]->containers[0].requests.has = KUBE_RES_CPU; /* no memory key */
+    pods[2] = mk_pod(&a, "done", "n1", 4000, 4000);
+    pods[2]->phase = "Succeeded";
+    pods[3] = mk_pod(&a, "ghost", "n9", 100, 100);
+    pods[4] = mk_pod(&a, "pending", "", 100, 100);
+    objs.n_nodes = 2;
+    objs.nodes = nodes;
+    objs.n_pods = 5;
+    objs.pods = pods;
+    assert_int_equal(cluster_build(&c, &objs, &e), 0);
+    n1 = cluster_node(&c, "n1");
+    n2 = cluster_node(&c, "n2");
+    assert_non_null(n1);
+    assert_non_null(n2);
+    assert_null(cluster_node(&c, "n3"));
+    assert_int_equal(n1->n_pods, 2);
+    assert_int_equal(n2->n_pods, 0);
+    assert_int_equal(c.n_orphan_pods, 1);
+    assert_int_equal(n1->requested.milli_cpu, 750);
+    assert_int_equal(n1->requested.memory, 1000);
+    /* The missing memory key counts 200Mi in the non-zero sum. */
+    assert_int_equal(n1->nonzero_milli_cpu, 750);
+    assert_int_equal(n1->nonzero_memory, 1000 + 200 * 1024 * 1024);
+
+    /* Incremental: remove b, add it again elsewhere. */
+    assert_int_equal(cluster_remove_pod(&c, pods[1]), 1);
+    assert_int_equal(cluster_remove_pod(&c, pods[1]), 0);
+    assert_int_equal(n1->n_pods, 1);
+    assert_int_equal(n1->requested.milli_cpu, 500);
+    assert_int_equal(n1->nonzero_memory, 1000);
+    pods[1]->node_name = "n2";
+    assert_int_equal(cluster_add_pod(&c, pods[1]), 1);
+    assert_int_equal(n2->n_pods, 1);
+    assert_int_equal(n2->requested.milli_cpu, 250);
+    cluster_free(&c);
+    arena_destroy(&a);
+}
+
+static void cluster_should_sum_scalars_and_release_ports(void **state)
+{
+    struct arena a;
+    struct kube_objects objs = { 0 };
+    struct kube_node *nodes[1];
+    struct kube_pod *pods[2];
+    struct kube_scalar gpu = { "nvidia.com/gpu", 2 };
+    struct cluster c;
+    const struct node_info *ni;
+    struct err e;
+    bool found;
+
+    (void)state;
+    arena_init(&a, 0);
+    nodes[0] = mk_node(&a, "n1");
+    pods[0] = mk_pod(&a, "a", "n1", 0, 0);
+    pods[1] = mk_pod(&a, "b", "n1", 0, 0);
+    pods[0]->containers[0].requests.n_scalars = 1;
+    pods[0]->containers[0].requests.scalars = &gpu;
+    pods[1]->containers[0].requests.n_scalars = 1;
+    pods[1]->containers[0].requests.scalars = &gpu;
+    add_port(&a, pods[0], "TCP", "", 8080);
+    add_port(&a, pods[1], "TCP", "", 8080);
+    objs.n_nodes = 1;
+    objs.nodes = nodes;
+    objs.n_pods = 2;
+    objs.pods = pods;
+    assert_int_equal(cluster_build(&c, &objs, &e), 0);
+    ni = cluster_node(&c, "n1");
+    assert_int_equal(
+        kube_resources_scalar(&ni->requested, "nvidia.com/gpu", &found), 4);
+    assert_true(found);
+    assert_int_equal(cluster_remove_pod(&c, pods[0]), 1);
+    assert_int_equal(
+        kube_resources_scalar(&ni->requested, "nvidia.com/gpu", &found), 2);
+    /* One 8080 user is left; removing the second frees the port. */
+    assert_true(node_info_port_conflict(ni, "", "", 8080));
+    assert_int_equal(cluster_remove_pod(&c, pods[1]), 1);
+    assert_false(node_info_port_conflict(ni, "", "", 8080));
+    cluster_free(&c);
+    arena_destroy(&a);
+}
+
+static void cluster_should_summarise_images_across_nodes(void **state)
+{
+    struct arena a;
+    struct kube_objects objs = { 0 };
+    struct kube_node *nodes[3];
+    const char *names_a[] = { "nginx:1.21", "docker.io/library/nginx:1.21" };
+    const char *names_b[] = { "nginx:1.21" };
+    const char *names_c[] = { "redis:7" };
+    struct kube_container_image img_a = { 2, names_a, 1000 };
+    struct kube_container_image img_b = { 1, names_b, 2000 };
+    struct kube_container_image img_c = { 1, names_c, 3000 };
+    struct cluster c;
+    const struct image_state *st;
+    struct err e;
+
+    (void)state;
+    arena_init(&a, 0);
+    nodes[0] = mk_node(&a, "n1");
+    nodes[1] = mk_node(&a, "n2");
+    nodes[2] = mk_node(&a, "n3");
+    nodes[0]->n_images = 1;
+    nodes[0]->images = &img_a;
+    nodes[1]->n_images = 1;
+    nodes[1]->images = &img_b;
+    nodes[2]->n_images = 1;
+    nodes[2]->images = &img_c;
+    objs.n_nodes = 3;
+    objs.nodes = nodes;
+    assert_int_equal(cluster_build(&c, &objs, &e), 0);
+    st = node_info_image(cluster_node(&c, "n2"), "nginx:1.21");
+    assert_non_null(st);
+    assert_int_equal(st->num_nodes, 2);
+    assert_int_equal(st->size, 1000); /* the first reporter's size */
+    st =
+        node_info_image(cluster_node(&c, "n1"), "docker.io/library/nginx:1.21");
+    assert_int_equal(st->num_nodes, 1);
+    assert_null(node_info_image(cluster_node(&c, "n3"), "nginx:1.21"));
+    assert_int_equal(c.n_images, 3);
+    cluster_free(&c);
+    arena_destroy(&a);
+}
+
+static void cluster_should_refuse_duplicate_node_names(void **state)
+{
+    struct arena a;
+    struct kube_objects objs = { 0 };
+    struct kube_node *nodes[2];
+    struct cluster c;
+    struct err e;
+
+    (void)state;
+    arena_init(&a, 0);
+    nodes[0] = mk_node(&a, "n1");
+    nodes[1] = mk_node(&a, "n1");
+    objs.n_nodes = 2;
+    objs.nodes = nodes;
+    assert_int_equal(cluster_build(&c, &objs, &e), -1);
+    assert_string_equal(e.msg, "duplicate node \"n1\"");
+    arena_destroy(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(cluster_should_detect_host_port_conflicts),
+        cmocka_unit_test(cluster_should_account_active_pods_on_known_nodes),
+        cmocka_unit_test(cluster_should_sum_scalars_and_release_ports),
+        cmocka_unit_test(cluster_should_summarise_images_across_nodes),
+        cmocka_unit_test(cluster_should_refuse_duplicate_node_names),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -132,6 +132,10 @@ const char *jw_number_text(double d, char *buf, size_t sz)
         snprintf(buf, sz, "%s", d > 0 ? "1e999" : d < 0 ? "-1e999" : "NaN");
         return buf;
     }
+    if (d == trunc(d) && fabs(d) < 1e17) {
+        snprintf(buf, sz, "%.0f", d);
+        return buf;
+    }
     for (prec = 1; prec <= 17; prec++) {
         snprintf(buf, sz, "%.*g", prec, d);
         if (strtod(buf, NULL) == d)

@@ -36,8 +36,9 @@ static const char *values_repr(struct arena *a,
 }
 
 /*
- * nodeSelectorRequirementsAsFieldSelector: In/NotIn with exactly one
- * value. The key is not checked (any key but metadata.name reads as "").
+ * Why a field requirement fails nodeSelectorRequirementsAsFieldSelector,
+ * which takes In/NotIn with exactly one value. The key is not checked
+ * (any key but metadata.name reads as "").
  */
 static const char *field_problem(struct arena *a, size_t i,
                                  const struct kube_requirement *r)
@@ -45,8 +46,6 @@ static const char *field_problem(struct arena *a, size_t i,
     const char *repr;
 
     if (r->op == KUBE_OP_IN || r->op == KUBE_OP_NOT_IN) {
-        if (r->n_values == 1)
-            return NULL;
         repr = values_repr(a, r);
         return arena_sprintf(a,
                              "matchFields[%zu].values: Invalid value: %s: "
@@ -83,13 +82,13 @@ int kube_node_selector_term_validate(struct arena *a,
         }
     }
     for (size_t i = 0; i < t->n_fields; i++) {
+        const struct kube_requirement *r = &t->fields[i];
         const char *why;
 
-        if (t->fields[i].op == KUBE_OP_IN && t->fields[i].n_values == 1)
+        if ((r->op == KUBE_OP_IN || r->op == KUBE_OP_NOT_IN) &&
+            r->n_values == 1)
             continue;
-        if (t->fields[i].op == KUBE_OP_NOT_IN && t->fields[i].n_values == 1)
-            continue;
-        why = field_problem(a, i, &t->fields[i]);
+        why = field_problem(a, i, r);
         t->invalid = why ? why : oom_reason;
         return -1;
     }

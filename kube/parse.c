@@ -1,0 +1,437 @@
+/*
+ * parse.c: JSON documents into kube/types.h structs (see parse.h). Checks
+ * nesting depth before cJSON sees the text, reports syntax errors by byte
+ * offset, and dispatches objects, List and <Kind>List through one table of
+ * kinds. The cJSON tree never outlives the call.
+ */
+#include "kube/parse.h"
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/parse_common.h"
+
+#define DECODER(fn)                                                            \
+    static int fn##_any(struct jw *w, const cJSON *j, void *out)               \
+    {                                                                          \
+        return fn(w, j, out);                                                  \
+    }
+
+DECODER(kube_decode_pod)
+DECODER(kube_decode_node)
+DECODER(kube_decode_service)
+DECODER(kube_decode_rc)
+DECODER(kube_decode_workload)
+DECODER(kube_decode_pv)
+DECODER(kube_decode_pvc)
+DECODER(kube_decode_storage_class)
+DECODER(kube_decode_csi_node)
+DECODER(kube_decode_namespace)
+
+#define OBJS(n, arr)                                                           \
+    offsetof(struct kube_objects, n), offsetof(struct kube_objects, arr)
+
+/* One row per modelled kind: its name, its decoder, where it is kept. */
+static const struct kind_def {
+    const char *name;
+    enum kube_kind kind;
+    size_t size; /* of the struct the decoder fills */
+    jw_decode_fn *decode;
+    size_t n_off;   /* offsetof the count in struct kube_objects */
+    size_t arr_off; /* offsetof the pointer array */
+} kinds[] = {
+    { "Pod", KUBE_KIND_POD, sizeof(struct kube_pod), kube_decode_pod_any,
+      OBJS(n_pods, pods) },
+    { "Node", KUBE_KIND_NODE, sizeof(struct kube_node), kube_decode_node_any,
+      OBJS(n_nodes, nodes) },
+    { "Service", KUBE_KIND_SERVICE, sizeof(struct kube_service),
+      kube_decode_service_any, OBJS(n_services, services) },
+    { "ReplicationController", KUBE_KIND_REPLICATION_CONTROLLER,
+      sizeof(struct kube_replication_controller), kube_decode_rc_any,
+      OBJS(n_rcs, rcs) },
+    { "ReplicaSet", KUBE_KIND_REPLICA_SET, sizeof(struct kube_workload),
+      kube_decode_workload_any, OBJS(n_replica_sets, replica_sets) },
+    { "StatefulSet", KUBE_KIND_STATEFUL_SET, sizeof(struct kube_workload),
+      kube_decode_workload_any, OBJS(n_stateful_sets, stateful_sets) },
+    { "PersistentVolume", KUBE_KIND_PERSISTENT_VOLUME,
+      sizeof(struct kube_persistent_volume), kube_decode_pv_any,
+      OBJS(n_pvs, pvs) },
+    { "PersistentVolumeClaim", KUBE_KIND_PERSISTENT_VOLUME_CLAIM,
+      sizeof(struct kube_persistent_volume_claim), kube_decode_pvc_any,
+      OBJS(n_pvcs, pvcs) },
+    { "StorageClass", KUBE_KIND_STORAGE_CLASS,
+      sizeof(struct kube_storage_class), kube_decode_storage_class_any,
+      OBJS(n_storage_classes, storage_classes) },
+    { "CSINode", KUBE_KIND_CSI_NODE, sizeof(struct kube_csi_node),
+      kube_decode_csi_node_any, OBJS(n_csi_nodes, csi_nodes) },
+    { "Namespace", KUBE_KIND_NAMESPACE, sizeof(struct kube_namespace),
+      kube_decode_namespace_any, OBJS(n_namespaces, namespaces) },
+};
+
+#define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
+
+static const struct kind_def *find_kind(const char *name)
+{
+    size_t i;
+
+    for (i = 0; name && i < N_KINDS; i++)
+        if (!strcmp(kinds[i].name, name))
+            return &kinds[i];
+    return NULL;
+}
+
+enum kube_kind kube_kind_from_string(const char *kind)
+{
+    const struct kind_def *k = find_kind(kind);
+
+    return k ? k->kind : KUBE_KIND_UNKNOWN;
+}
+
+/* ---- text to tree ---- */
+
+/* Line and column (both from 1) of byte offset off. */
+static void line_col(const char *s, size_t off, size_t *line, size_t *col)
+{
+    size_t i, start = 0;
+
+    *line = 1;
+    for (i = 0; i < off; i++) {
+        if (s[i] == '\n') {
+            (*line)++;
+            start = i + 1;
+        }
+    }
+    *col = off - start + 1;
+}
+
+static int fail_at(struct err *e, const char *s, size_t off, const char *what)
+{
+    size_t line, col;
+
+    line_col(s, off, &line, &col);
+    return err_set(e, "%s at byte offset %zu (line %zu, column %zu)", what, off,
+                   line, col);
+}
+
+/* Refuse NUL bytes and nesting deeper than KUBE_PARSE_MAX_DEPTH. */
+static int prescan(const char *s, size_t len, struct err *e)
+{
+    size_t i, depth = 0;
+    bool in_str = false, esc = false;
+    char what[80];
+
+    for (i = 0; i < len; i++) {
+        char c = s[i];
+
+        if (c == '\0')
+            return fail_at(e, s, i, "JSON syntax error: NUL byte");
+        if (in_str) {
+            if (esc)
+                esc = false;
+            else if (c == '\\')
+                esc = true;
+            else if (c == '"')
+                in_str = false;
+        } else if (c == '"') {
+            in_str = true;
+        } else if (c == '{' || c == '[') {
+            if (++depth > KUBE_PARSE_MAX_DEPTH) {
+                snprintf(what, sizeof(what),
+                         "document nested deeper than %d levels",
+                         KUBE_PARSE_MAX_DEPTH);
+                return fail_at(e, s, i, what);
+            }
+        } else if ((c == '}' || c == ']') && depth > 0) {
+            depth--;
+        }
+    }
+    return 0;
+}
+
+/* Parse json[0..len) into a tree the caller deletes; NULL with e set. */
+static cJSON *parse_text(const char *json, size_t len, struct err *e)
+{
+    const char *end = NULL;
+    char *buf;
+    cJSON *root;
+    size_t i;
+
+    for (i = 0; json && i < len && json[i] && strchr(" \t\r\n", json[i]); i++)
+        ;
+    if (!json || i == len) {
+        err_set(e, "empty document");
+        return NULL;
+    }
+    if (prescan(json, len, e) < 0)
+        return NULL;
+    if (len == SIZE_MAX || !(buf = malloc(len + 1))) {
+        err_set(e, "out of memory");
+        return NULL;
+    }
+    memcpy(buf, json, len);
+    buf[len] = '\0';
+    root = cJSON_ParseWithLengthOpts(buf, len + 1, &end, 1);
+    if (!root) {
+        size_t off = end && end >= buf ? (size_t)(end - buf) : 0;
+
+        fail_at(e, buf, off > len ? len : off, "JSON syntax error");
+    }
+    free(buf);
+    return root;
+}
+
+/* The root of a document must be an object. */
+static cJSON *parse_object(const char *json, size_t len, struct err *e)
+{
+    cJSON *root = parse_text(json, len, e);
+    struct jw w;
+
+    if (root && !cJSON_IsObject(root)) {
+        jw_init(&w, NULL, e, NULL);
+        jw_fail_type(&w, "a JSON object at the top level", root);
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
+}
+
+/* ---- documents ---- */
+
+/* Pointer members of kube_objects are read and written by offset. */
+static void *get_ptr(const struct kube_objects *o, size_t off)
+{
+    void *p;
+
+    memcpy(&p, (const char *)o + off, sizeof(p));
+    return p;
+}
+
+static void set_ptr(struct kube_objects *o, size_t off, void *p)
+{
+    memcpy((char *)o + off, &p, sizeof(p));
+}
+
+static size_t *count_of(struct kube_objects *o, const struct kind_def *k)
+{
+    return (size_t *)(void *)((char *)o + k->n_off);
+}
+
+/* Decode j as kind k and append it to o (whose arrays have room). */
+static int add_object(struct jw *w, const struct kind_def *k, const cJSON *j,
+                      struct kube_objects *o)
+{
+    void *obj = jw_calloc(w, 1, k->size);
+    size_t *n = count_of(o, k);
+    char *arr = get_ptr(o, k->arr_off);
+
+    if (!obj || k->decode(w, j, obj) < 0)
+        return -1;
+    memcpy(arr + *n * sizeof(void *), &obj, sizeof(obj));
+    (*n)++;
+    return 0;
+}
+
+/* Make room for more[i] objects of kinds[i], keeping what o has. */
+static int grow(struct jw *w, struct kube_objects *o, const size_t *more)
+{
+    size_t i;
+
+    for (i = 0; i < N_KINDS; i++) {
+        size_t n = *count_of(o, &kinds[i]);
+        char *arr;
+
+        if (!more[i])
+            continue;
+        arr = jw_calloc(w, n + more[i], sizeof(void *));
+        if (!arr)
+            return -1;
+        if (n)
+            memcpy(arr, get_ptr(o, kinds[i].arr_off), n * sizeof(void *));
+        set_ptr(o, kinds[i].arr_off, arr);
+    }
+    return 0;
+}
+
+/*
+ * The kind of list item `it` (at the walk's path): its own "kind", else
+ * the list's element kind dflt. *k is NULL for kinds we do not model.
+ */
+static int item_kind(struct jw *w, const cJSON *it, const char *dflt,
+                     const struct kind_def **k)
+{
+    const char *name;
+
+    if (!cJSON_IsObject(it))
+        return jw_fail_type(w, "an object", it);
+    if (jw_string(w, it, "kind", dflt, &name) < 0)
+        return -1;
+    if (!name)
+        return jw_fail_key(w, "kind", "missing required field");
+    *k = find_kind(name);
+    return 0;
+}
+
+/* A List (elem NULL) or <Kind>List (elem "Kind"): every item, in order. */
+static int add_list(struct jw *w, const cJSON *root, const char *elem,
+                    struct kube_objects *o)
+{
+    size_t more[N_KINDS] = { 0 };
+    const struct kind_def *k;
+    const cJSON *items, *it;
+    size_t i, n, mark;
+
+    if (jw_array(w, root, "items", &items, &n) < 0)
+        return -1;
+    for (it = items ? items->child : NULL, i = 0; it; it = it->next, i++) {
+        mark = jw_push(w, "items");
+        jw_push_index(w, i);
+        if (item_kind(w, it, elem, &k) < 0)
+            return -1;
+        jw_pop(w, mark);
+        if (k)
+            more[k - kinds]++;
+    }
+    if (grow(w, o, more) < 0)
+        return -1;
+    for (it = items ? items->child : NULL, i = 0; it; it = it->next, i++) {
+        mark = jw_push(w, "items");
+        jw_push_index(w, i);
+        if (item_kind(w, it, elem, &k) < 0)
+            return -1;
+        if (!k)
+            o->n_skipped++;
+        else if (add_object(w, k, it, o) < 0)
+            return -1;
+        jw_pop(w, mark);
+    }
+    return 0;
+}
+
+/* The element kind of "<Kind>List", copied into buf; NULL otherwise. */
+static const char *list_elem(const char *kind, char *buf, size_t sz)
+{
+    size_t n = strlen(kind);
+
+    if (n <= 4 || strcmp(kind + n - 4, "List") || n - 4 >= sz)
+        return NULL;
+    memcpy(buf, kind, n - 4);
+    buf[n - 4] = '\0';
+    return buf;
+}
+
+static int add_document(struct jw *w, const cJSON *root, struct kube_objects *o)
+{
+    size_t more[N_KINDS] = { 0 };
+    const struct kind_def *k;
+    const char *kind;
+    char elem[128];
+
+    if (jw_string_req(w, root, "kind", &kind) < 0)
+        return -1;
+    if (!strcmp(kind, "List"))
+        return add_list(w, root, NULL, o);
+    if (list_elem(kind, elem, sizeof(elem)))
+        return add_list(w, root, elem, o);
+    k = find_kind(kind);
+    if (!k) {
+        o->n_skipped++;
+        return 0;
+    }
+    more[k - kinds] = 1;
+    if (grow(w, o, more) < 0)
+        return -1;
+    return add_object(w, k, root, o);
+}
+
+int kube_parse_document(struct arena *a, const char *json, size_t len,
+                        struct kube_objects *objs, struct err *e)
+{
+    struct kube_objects tmp = *objs;
+    struct jw w;
+    cJSON *root = parse_object(json, len, e);
+    int rc;
+
+    if (!root)
+        return -1;
+    jw_init(&w, a, e, NULL);
+    rc = add_document(&w, root, &tmp);
+    cJSON_Delete(root);
+    if (rc == 0)
+        *objs = tmp;
+    return rc;
+}
+
+/* ---- single objects ---- */
+
+/* A standalone object's kind, when present, must be `want`. */
+static int check_kind(struct jw *w, const cJSON *root, const char *want)
+{
+    const char *kind;
+    char q[160];
+
+    if (jw_string(w, root, "kind", NULL, &kind) < 0)
+        return -1;
+    if (kind && strcmp(kind, want))
+        return jw_fail_key(w, "kind", "expected \"%s\", got %s", want,
+                           err_quote(q, sizeof(q), kind, 64));
+    return 0;
+}
+
+int kube_parse_pod(struct arena *a, const char *json, size_t len,
+                   struct kube_pod *out, struct err *e)
+{
+    cJSON *root = parse_object(json, len, e);
+    struct jw w;
+    int rc;
+
+    if (!root)
+        return -1;
+    jw_init(&w, a, e, NULL);
+    rc = check_kind(&w, root, "Pod");
+    if (rc == 0)
+        rc = kube_decode_pod(&w, root, out);
+    cJSON_Delete(root);
+    return rc;
+}
+
+int kube_parse_node(struct arena *a, const char *json, size_t len,
+                    struct kube_node *out, struct err *e)
+{
+    cJSON *root = parse_object(json, len, e);
+    struct jw w;
+    int rc;
+
+    if (!root)
+        return -1;
+    jw_init(&w, a, e, NULL);
+    rc = check_kind(&w, root, "Node");
+    if (rc == 0)
+        rc = kube_decode_node(&w, root, out);
+    cJSON_Delete(root);
+    return rc;
+}
+
+int kube_pod_from_cjson(struct arena *a, const struct cJSON *j,
+                        const char *path, struct kube_pod *out, struct err *e)
+{
+    struct jw w;
+
+    jw_init(&w, a, e, path);
+    if (!cJSON_IsObject(j))
+        return jw_fail_type(&w, "an object", j);
+    return kube_decode_pod(&w, j, out);
+}
+
+int kube_node_from_cjson(struct arena *a, const struct cJSON *j,
+                         const char *path, struct kube_node *out, struct err *e)
+{
+    struct jw w;
+
+    jw_init(&w, a, e, path);
+    if (!cJSON_IsObject(j))
+        return jw_fail_type(&w, "an object", j);
+    return kube_decode_node(&w, j, out);
+}

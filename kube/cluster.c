@@ -430,8 +430,63 @@ const struct kube_namespace *cluster_namespace(const struct cluster *c,
     size_t i;
 
     for (i = 0; i < c->objs->n_namespaces; i++) {
-        if (!strcmp(c->objs->namespaces[i]->name, name))
+        if (!strcmp(c->objs->namespaces[i]->name, name ? name : ""))
             return c->objs->namespaces[i];
+    }
+    return NULL;
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+    return !strcmp(a ? a : "", b ? b : "");
+}
+
+const struct kube_persistent_volume_claim *
+cluster_pvc(const struct cluster *c, const char *ns, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < c->objs->n_pvcs; i++) {
+        const struct kube_persistent_volume_claim *v = c->objs->pvcs[i];
+
+        if (str_eq(v->name, name) && str_eq(v->namespace, ns))
+            return v;
+    }
+    return NULL;
+}
+
+const struct kube_persistent_volume *cluster_pv(const struct cluster *c,
+                                                const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < c->objs->n_pvs; i++) {
+        if (str_eq(c->objs->pvs[i]->name, name))
+            return c->objs->pvs[i];
+    }
+    return NULL;
+}
+
+const struct kube_storage_class *cluster_storage_class(const struct cluster *c,
+                                                       const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < c->objs->n_storage_classes; i++) {
+        if (str_eq(c->objs->storage_classes[i]->name, name))
+            return c->objs->storage_classes[i];
+    }
+    return NULL;
+}
+
+const struct kube_csi_node *cluster_csi_node(const struct cluster *c,
+                                             const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < c->objs->n_csi_nodes; i++) {
+        if (str_eq(c->objs->csi_nodes[i]->name, name))
+            return c->objs->csi_nodes[i];
     }
     return NULL;
 }

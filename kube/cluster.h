@@ -125,4 +125,14 @@ const struct image_state *node_info_image(const struct node_info *ni,
 const struct kube_namespace *cluster_namespace(const struct cluster *c,
                                                const char *name);
 
+/* Cluster-wide lookups; NULL when absent. */
+const struct kube_persistent_volume_claim *
+cluster_pvc(const struct cluster *c, const char *ns, const char *name);
+const struct kube_persistent_volume *cluster_pv(const struct cluster *c,
+                                                const char *name);
+const struct kube_storage_class *cluster_storage_class(const struct cluster *c,
+                                                       const char *name);
+const struct kube_csi_node *cluster_csi_node(const struct cluster *c,
+                                             const char *name);
+
 #endif

@@ -38,6 +38,18 @@ static void demo_cluster_should_build_a_snapshot(void **state)
         total += c.nodes[i].n_pods;
     assert_int_equal(total, c.n_pods);
     assert_int_equal(c.n_orphan_pods, 0);
+    /* Cluster-wide lookups over the demo's storage objects. */
+    assert_int_equal(objs.n_pvcs, 1);
+    assert_ptr_equal(
+        cluster_pvc(&c, objs.pvcs[0]->namespace, objs.pvcs[0]->name),
+        objs.pvcs[0]);
+    assert_null(cluster_pvc(&c, "nowhere", objs.pvcs[0]->name));
+    assert_ptr_equal(cluster_pv(&c, objs.pvs[0]->name), objs.pvs[0]);
+    assert_ptr_equal(cluster_storage_class(&c, objs.storage_classes[0]->name),
+                     objs.storage_classes[0]);
+    assert_null(cluster_storage_class(&c, "nope"));
+    assert_null(cluster_csi_node(&c, "rdma-1"));
+    assert_non_null(cluster_namespace(&c, "kube-system"));
     cluster_free(&c);
     arena_destroy(&a);
 }

@@ -512,7 +512,8 @@ static int listen_socket(struct server *s, struct err *e)
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
     /* Linux copies TCP_NODELAY to every accepted socket. */
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    if (res->ai_family == AF_INET6)
+    /* An explicit IPv6 address means only IPv6; ":PORT" means both. */
+    if (res->ai_family == AF_INET6 && *o->listen_host)
         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
     if (bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, 1024) != 0)
         goto fail;

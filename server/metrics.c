@@ -288,6 +288,10 @@ static void fmt_double(char *buf, size_t n, double v)
         snprintf(buf, n, "%s", v > 0 ? "+Inf" : "-Inf");
         return;
     }
+    if (v == floor(v) && fabs(v) < 1e15) {
+        snprintf(buf, n, "%.0f", v);
+        return;
+    }
     for (prec = 1; prec <= 17; prec++) {
         snprintf(buf, n, "%.*g", prec, v);
         if (strtod(buf, NULL) == v)

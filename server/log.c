@@ -5,6 +5,7 @@
  */
 #include "server/log.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -233,8 +234,10 @@ static void kv_value(struct lbuf *b, const struct log_kv *kv)
 {
     if (kv->kind == 1)
         lb_printf(b, "%lld", kv->i);
-    else if (kv->kind == 2)
+    else if (kv->kind == 2 && isfinite(kv->f))
         lb_printf(b, "%.6g", kv->f);
+    else if (kv->kind == 2)
+        lb_quoted(b, isnan(kv->f) ? "NaN" : kv->f > 0 ? "+Inf" : "-Inf");
     else
         lb_quoted(b, kv->s);
 }

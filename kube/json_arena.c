@@ -573,7 +573,7 @@ static int literal_parse(struct jp *j, cJSON *n)
     return fail_at(j, j->p, "invalid literal");
 }
 
-/* One scalar or an empty container start at j->p (first byte c). */
+/* A string, number or literal at j->p, whose first byte is c. */
 static inline int scalar_parse(struct jp *j, int c, cJSON *n)
 {
     if (c == '"') {
@@ -746,6 +746,8 @@ static int parse(struct arena *a, const char *buf, char *situ, size_t len,
     *out = NULL;
     if (flags != 0)
         return err_set(e, "json_arena_parse: unknown flags 0x%x", flags);
+    if (!buf) /* allowed with len 0; avoids arithmetic on NULL */
+        buf = "";
     j.situ = (unsigned char *)situ;
     j.buf = (const unsigned char *)buf;
     j.p = j.buf;

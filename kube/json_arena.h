@@ -25,7 +25,8 @@ struct err;
  *
  * Input: buf need not be NUL-terminated; nothing at or past buf[len] is
  * read. flags is reserved and must be 0. The text must be exactly one JSON
- * value (RFC 8259), optionally surrounded by whitespace.
+ * value (RFC 8259), optionally surrounded by whitespace: space, tab, CR
+ * and LF only (cJSON also skips other control bytes; Go does not).
  *
  * Output: on success *out is the root and 0 is returned. Every node, key
  * and string lives in a until arena_destroy(a); never call cJSON_Delete on

@@ -349,7 +349,7 @@ static void invalid_documents_should_fail_with_exact_message(void **state)
     }
 }
 
-static void unknown_flags_should_be_rejected(void **state)
+static void unknown_flags_and_null_input_should_be_rejected(void **state)
 {
     struct arena a;
     struct err e;
@@ -360,6 +360,8 @@ static void unknown_flags_should_be_rejected(void **state)
     assert_int_equal(json_arena_parse(&a, "1", 1, 4, &root, &e), -1);
     assert_null(root);
     assert_string_equal(e.msg, "json_arena_parse: unknown flags 0x4");
+    assert_int_equal(json_arena_parse(&a, NULL, 0, 0, &root, &e), -1);
+    assert_string_equal(e.msg, "unexpected end of input at byte 0");
     arena_destroy(&a);
 }
 
@@ -814,7 +816,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(valid_documents_should_match_cjson_tree),
         cmocka_unit_test(invalid_documents_should_fail_with_exact_message),
-        cmocka_unit_test(unknown_flags_should_be_rejected),
+        cmocka_unit_test(unknown_flags_and_null_input_should_be_rejected),
         cmocka_unit_test(every_prefix_of_a_node_should_fail_at_its_end),
         cmocka_unit_test(nesting_should_stop_after_the_limit),
         cmocka_unit_test(strings_should_decode_like_go),

@@ -119,3 +119,16 @@ clean:
 
 .SECONDARY:
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# Micro-benchmark: json_arena_parse against cJSON on one body (median of 9).
+#   make bench-json BENCH_JSON=/tmp/payloads/n1000/filter-full.json
+BENCH_JSON ?= /tmp/payloads/n1000/filter-full.json
+
+build/opt/bench/json_bench: build/opt/bench/json_bench.o build/opt/libkpe.a
+	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS)
+
+.PHONY: bench-json
+bench-json: build/opt/bench/json_bench
+	@for m in copy situ cjson; do \
+	    build/opt/bench/json_bench $(BENCH_JSON) 9 $$m || exit 1; \
+	done

@@ -1,0 +1,80 @@
+/*
+ * json_arena.h: a strict, fast JSON parser whose output is a tree of plain
+ * cJSON structs allocated from an arena, so every cJSON read function
+ * (cJSON_GetObjectItemCaseSensitive, cJSON_ArrayForEach, cJSON_IsString,
+ * ->valuestring, ->valuedouble, ->child/->next) works on it unchanged.
+ */
+#ifndef KUBE_JSON_ARENA_H
+#define KUBE_JSON_ARENA_H
+
+#include <stddef.h>
+
+struct arena;
+struct cJSON;
+struct err;
+
+/*
+ * Deepest nesting of arrays and objects accepted: 512 nested containers
+ * parse, the 513th is an error. The parser keeps its own stack of this
+ * size and never recurses.
+ */
+#define JSON_ARENA_MAX_DEPTH 512
+
+/*
+ * Parse the JSON text buf[0..len) into a cJSON tree allocated from a.
+ *
+ * Input: buf need not be NUL-terminated; nothing at or past buf[len] is
+ * read. flags is reserved and must be 0. The text must be exactly one JSON
+ * value (RFC 8259), optionally surrounded by whitespace: space, tab, CR
+ * and LF only (cJSON also skips other control bytes; Go does not).
+ *
+ * Output: on success *out is the root and 0 is returned. Every node, key
+ * and string lives in a until arena_destroy(a); never call cJSON_Delete on
+ * the tree, and do not add, detach or replace items (cJSON would free
+ * them). The nodes look exactly as cJSON_Parse builds them: type is one of
+ * cJSON_False/True/NULL/Number/String/Array/Object with no extra bits;
+ * a container's child is its first element, elements are linked through
+ * next (the last one's next is NULL) and prev (the first one's prev is the
+ * last element); object members carry their key in ->string.
+ *
+ * Values, where they differ from cJSON or Go's encoding/json:
+ * - Numbers: valuedouble is the correctly rounded double (as strtod in the
+ *   "C" locale gives; out-of-range numbers become +-inf or 0 as with cJSON,
+ *   where Go reports an error at decode time), valueint is valuedouble
+ *   saturated to INT_MIN..INT_MAX as cJSON does. ADDITIONALLY valuestring
+ *   holds the number's exact source text ("-12", "1.5e3"), so int64 values
+ *   beyond 2^53 can be read exactly; cJSON's own readers ignore it.
+ * - Strings and keys are decoded (escapes resolved) into NUL-terminated
+ *   UTF-8. As in Go's encoding/json, a lone or mismatched UTF-16 surrogate
+ *   escape (\uD800) and every byte that is not part of valid UTF-8 become
+ *   U+FFFD (cJSON rejects the first and copies the second). \u0000 decodes
+ *   to a NUL byte, so the C string ends there (as with cJSON).
+ * - Duplicate keys are kept, in document order; cJSON lookups return the
+ *   first one, whereas Go's decoder keeps the last.
+ *
+ * Errors: returns -1 with e->msg set (e may be NULL), *out is NULL and a
+ * may hold partial allocations (released by arena_destroy). Messages are
+ *   invalid JSON at byte 1234 (line 5, column 17): expected ',' or '}'
+ *   after object member
+ *   unexpected end of input at byte 1300
+ *   out of memory parsing JSON (N bytes)
+ * with 0-based byte offsets and 1-based lines and byte columns. Rejected:
+ * empty input, trailing data, trailing commas, leading zeros, NaN and
+ * Infinity, control characters in strings, invalid escapes, nesting
+ * deeper than JSON_ARENA_MAX_DEPTH.
+ */
+int json_arena_parse(struct arena *a, const char *buf, size_t len,
+                     unsigned flags, struct cJSON **out, struct err *e);
+
+/*
+ * json_arena_parse, decoding strings in place: keys and string values
+ * point into buf (each is NUL-terminated where its closing quote was), so
+ * buf must stay alive and unchanged as long as the tree is used. Number
+ * texts, and strings holding invalid UTF-8 (which grows into U+FFFD), go
+ * to the arena. buf is modified even when parsing fails. Faster than
+ * copying when the caller owns a writable copy of the body anyway.
+ */
+int json_arena_parse_in_situ(struct arena *a, char *buf, size_t len,
+                             unsigned flags, struct cJSON **out, struct err *e);
+
+#endif

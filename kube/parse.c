@@ -1,10 +1,13 @@
 /*
  * parse.c: JSON documents into kube/types.h structs (see parse.h). Checks
- * nesting depth before cJSON sees the text, reports syntax errors by byte
- * offset, and dispatches objects, List and <Kind>List through one table of
- * kinds. The cJSON tree never outlives the call.
+ * nesting depth first, parses with json_arena (cJSON-shaped nodes in a
+ * scratch arena; syntax errors by byte, line and column), and dispatches
+ * objects, List and <Kind>List through one table of kinds. The tree never
+ * outlives the call.
  */
 #include "kube/parse.h"
+
+#include "kube/json_arena.h"
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
@@ -151,12 +154,14 @@ static int prescan(const char *s, size_t len, struct err *e)
     return 0;
 }
 
-/* Parse json[0..len) into a tree the caller deletes; NULL with e set. */
-static cJSON *parse_text(const char *json, size_t len, struct err *e)
+/*
+ * Parse json[0..len) into a tree allocated from `tree` (released with the
+ * arena, never cJSON_Delete); NULL with e set.
+ */
+static cJSON *parse_text(struct arena *tree, const char *json, size_t len,
+                         struct err *e)
 {
-    const char *end = NULL;
-    char *buf;
-    cJSON *root;
+    cJSON *root = NULL;
     size_t i;
 
     for (i = 0; json && i < len && json[i] && strchr(" \t\r\n", json[i]); i++)
@@ -167,32 +172,21 @@ static cJSON *parse_text(const char *json, size_t len, struct err *e)
     }
     if (prescan(json, len, e) < 0)
         return NULL;
-    if (len == SIZE_MAX || !(buf = malloc(len + 1))) {
-        err_set(e, "out of memory");
+    if (json_arena_parse(tree, json, len, 0, &root, e) < 0)
         return NULL;
-    }
-    memcpy(buf, json, len);
-    buf[len] = '\0';
-    root = cJSON_ParseWithLengthOpts(buf, len + 1, &end, 1);
-    if (!root) {
-        size_t off = end && end >= buf ? (size_t)(end - buf) : 0;
-
-        fail_at(e, buf, off > len ? len : off, "JSON syntax error");
-    }
-    free(buf);
     return root;
 }
 
 /* The root of a document must be an object. */
-static cJSON *parse_object(const char *json, size_t len, struct err *e)
+static cJSON *parse_object(struct arena *tree, const char *json, size_t len,
+                           struct err *e)
 {
-    cJSON *root = parse_text(json, len, e);
+    cJSON *root = parse_text(tree, json, len, e);
     struct jw w;
 
     if (root && !cJSON_IsObject(root)) {
         jw_init(&w, NULL, e, NULL);
         jw_fail_type(&w, "a JSON object at the top level", root);
-        cJSON_Delete(root);
         return NULL;
     }
     return root;
@@ -350,15 +344,18 @@ int kube_parse_document(struct arena *a, const char *json, size_t len,
                         struct kube_objects *objs, struct err *e)
 {
     struct kube_objects tmp = *objs;
+    struct arena tree;
     struct jw w;
-    cJSON *root = parse_object(json, len, e);
-    int rc;
+    cJSON *root;
+    int rc = -1;
 
-    if (!root)
-        return -1;
-    jw_init(&w, a, e, NULL);
-    rc = add_document(&w, root, &tmp);
-    cJSON_Delete(root);
+    arena_init(&tree, 0);
+    root = parse_object(&tree, json, len, e);
+    if (root) {
+        jw_init(&w, a, e, NULL);
+        rc = add_document(&w, root, &tmp);
+    }
+    arena_destroy(&tree);
     if (rc == 0)
         *objs = tmp;
     return rc;
@@ -383,34 +380,40 @@ static int check_kind(struct jw *w, const cJSON *root, const char *want)
 int kube_parse_pod(struct arena *a, const char *json, size_t len,
                    struct kube_pod *out, struct err *e)
 {
-    cJSON *root = parse_object(json, len, e);
+    struct arena tree;
+    cJSON *root;
     struct jw w;
-    int rc;
+    int rc = -1;
 
-    if (!root)
-        return -1;
-    jw_init(&w, a, e, NULL);
-    rc = check_kind(&w, root, "Pod");
-    if (rc == 0)
-        rc = kube_decode_pod(&w, root, out);
-    cJSON_Delete(root);
+    arena_init(&tree, 0);
+    root = parse_object(&tree, json, len, e);
+    if (root) {
+        jw_init(&w, a, e, NULL);
+        rc = check_kind(&w, root, "Pod");
+        if (rc == 0)
+            rc = kube_decode_pod(&w, root, out);
+    }
+    arena_destroy(&tree);
     return rc;
 }
 
 int kube_parse_node(struct arena *a, const char *json, size_t len,
                     struct kube_node *out, struct err *e)
 {
-    cJSON *root = parse_object(json, len, e);
+    struct arena tree;
+    cJSON *root;
     struct jw w;
-    int rc;
+    int rc = -1;
 
-    if (!root)
-        return -1;
-    jw_init(&w, a, e, NULL);
-    rc = check_kind(&w, root, "Node");
-    if (rc == 0)
-        rc = kube_decode_node(&w, root, out);
-    cJSON_Delete(root);
+    arena_init(&tree, 0);
+    root = parse_object(&tree, json, len, e);
+    if (root) {
+        jw_init(&w, a, e, NULL);
+        rc = check_kind(&w, root, "Node");
+        if (rc == 0)
+            rc = kube_decode_node(&w, root, out);
+    }
+    arena_destroy(&tree);
     return rc;
 }
 

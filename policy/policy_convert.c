@@ -331,16 +331,19 @@ static void y_plugin_config(struct pbuf *b, const struct kctx *k,
 {
     const struct policy_prio *spread =
         find_unit(k->p, PRIO_ARGS_TOPOLOGY_SPREAD);
+    /* Only the priority carries the Policy's value; else v1beta2's 1. */
+    const struct policy_prio *inter = find_unit(k->p, PRIO_ARGS_INTER_POD);
 
     pbuf_add(b, "    pluginConfig:\n"
                 "    - name: DefaultPreemption\n      args:\n"
                 "        minCandidateNodesPercentage: 10\n"
                 "        minCandidateNodesAbsolute: 100\n");
     if (profile_has(pr, "InterPodAffinity"))
-        pbuf_printf(b,
-                    "    - name: InterPodAffinity\n      args:\n"
-                    "        hardPodAffinityWeight: %d\n",
-                    (int)k->p->hard_pod_affinity_weight);
+        pbuf_printf(
+            b,
+            "    - name: InterPodAffinity\n      args:\n"
+            "        hardPodAffinityWeight: %d\n",
+            inter ? (int)inter->args.u.inter_pod.hard_pod_affinity_weight : 1);
     if (profile_has(pr, "NodeResourcesBalancedAllocation"))
         pbuf_add(b, "    - name: NodeResourcesBalancedAllocation\n"
                     "      args:\n        resources:\n"

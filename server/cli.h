@@ -17,6 +17,15 @@ struct cli_command {
 };
 
 cli_fn cli_serve;
+/* `check POLICY`: validate and print the effective configuration. */
+cli_fn cli_check;
+/* `convert POLICY --to FORMAT`: JSON, INI or KubeSchedulerConfiguration. */
+cli_fn cli_convert;
+
+/* --compat / --format for check and convert: 0 ok, -1 bad value, 1 not ours. */
+struct policy_load_opts;
+int cli_policy_option(const char *opt, const char *val,
+                      struct policy_load_opts *o);
 
 /* "kube-policy-extender 0.1.0 (git abc123)" and the libraries' versions. */
 void cli_print_version(FILE *f);

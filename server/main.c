@@ -9,6 +9,10 @@
 
 static const struct cli_command commands[] = {
     { "serve", cli_serve, "serve the scheduler-extender HTTP API (default)" },
+    { "check", cli_check, "validate a Policy and print what it enables" },
+    { "convert", cli_convert,
+      "convert a Policy (JSON, INI, "
+      "KubeSchedulerConfiguration)" },
     { NULL, NULL, NULL },
 };
 

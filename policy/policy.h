@@ -1,0 +1,218 @@
+/*
+ * policy.h: a kube-scheduler v1.22 Policy, loaded (JSON or INI), validated
+ * and resolved the way v1.22's createFromPolicy does, into one struct
+ * policy that owns all its memory (its own arena). A failed load leaves
+ * nothing behind, so a server can keep the running policy.
+ *
+ * Errors: "FILE: LOCATION: what; did you mean ...". LOCATION is the JSON
+ * path (predicates[3].name) or the INI line (policy.ini:12). Warnings
+ * (unknown JSON keys, ignored arguments) never fail a load: they are kept
+ * in policy->warnings and written to opts->warnings when that is set.
+ */
+#ifndef POLICY_POLICY_H
+#define POLICY_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kube/arena.h"
+#include "kube/err.h"
+#include "policy/policy_doc.h"
+#include "predicates/predicates.h"
+#include "priorities/priorities.h"
+
+/* Load options. */
+#define POLICY_COMPAT_LEGACY 0x1u /* accept names v1.22 dropped */
+
+enum policy_format {
+    POLICY_FORMAT_AUTO = 0, /* .ini/.conf: INI; otherwise by first byte */
+    POLICY_FORMAT_JSON,
+    POLICY_FORMAT_INI,
+};
+
+struct policy_load_opts {
+    unsigned compat;           /* POLICY_COMPAT_* */
+    enum policy_format format; /* how to read the file */
+    FILE *warnings;            /* also print warnings here; NULL: don't */
+};
+
+/* Why an entry is in the resolved policy. */
+#define POLICY_ORIGIN_FILE      0x1u /* named in the file */
+#define POLICY_ORIGIN_DEFAULT   0x2u /* `predicates`/`priorities` absent */
+#define POLICY_ORIGIN_MANDATORY 0x4u /* mandatory predicate */
+
+/* One predicate key, in run order. */
+struct policy_pred {
+    const struct pred_def *def;
+    struct pred_args args; /* folded over every entry of this key */
+    const char **names;    /* configured names that produced it */
+    size_t n_names;
+    unsigned origin; /* POLICY_ORIGIN_* */
+};
+
+/*
+ * One score plugin as v1.22 builds it: usually one key; PodTopologySpread
+ * can come from EvenPodsSpreadPriority and SelectorSpreadPriority together.
+ */
+struct policy_prio {
+    const struct prio_def *def;     /* first key in generation order */
+    const struct prio_def *keys[2]; /* every key folded into this plugin */
+    size_t n_keys;
+    int64_t key_weight; /* weight of def's key (last entry of the key wins) */
+    int32_t weight;     /* effective plugin weight (quirks applied) */
+    struct prio_args args;
+    const char **names; /* configured names that fed it */
+    size_t n_names;
+    unsigned origin;
+};
+
+/* One `priorities` entry by its own name (for explain). */
+struct policy_prio_entry_ref {
+    const char *name;
+    int64_t weight;
+    const struct prio_def *def;     /* the key it resolved to */
+    const struct policy_prio *prio; /* NULL: dropped (EqualPriority) */
+    bool overridden; /* a later entry of the same key replaced its weight */
+};
+
+struct policy {
+    struct arena arena;    /* owns everything below */
+    const char *source;    /* file name as given */
+    unsigned compat;       /* POLICY_COMPAT_* it was loaded with */
+    struct policy_doc doc; /* the document as written */
+    struct policy_pred *preds;
+    size_t n_preds;
+    struct policy_prio *prios; /* in v1.22 score-plugin order */
+    size_t n_prios;
+    struct policy_prio_entry_ref *entries; /* file order */
+    size_t n_entries;
+    const struct policy_extender **extenders; /* v1.22 call order */
+    size_t n_extenders;
+    int32_t hard_pod_affinity_weight; /* effective: 0 in the file -> 1 */
+    bool always_check_all_predicates;
+    unsigned needs; /* KPE_NEED_* of everything enabled */
+    const char **warnings;
+    size_t n_warnings;
+};
+
+/*
+ * Read, parse, validate and resolve a policy file. On success *out is a
+ * new policy (free with policy_free); on failure *out is untouched, e
+ * says why, and nothing is left allocated. opts may be NULL.
+ */
+int policy_load_file(const char *path, const struct policy_load_opts *opts,
+                     struct policy **out, struct err *e);
+
+/* The same for a buffer; `name` is used in messages. */
+int policy_load_buffer(const char *name, const char *buf, size_t len,
+                       const struct policy_load_opts *opts, struct policy **out,
+                       struct err *e);
+
+/* Release a policy and everything it owns. NULL is fine. */
+void policy_free(struct policy *p);
+
+/* ---- used by the parsers and registries (policy.c) ---- */
+
+/* Record a warning (printf-style) in p->warnings. */
+void policy_warn(struct policy *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/*
+ * Parse a document into p->doc (strings in p->arena). JSON: cJSON with
+ * the length + 1 / require-NUL rule; no cJSON tree survives. Returns 0, or
+ * -1 with e set (prefixed with the location, not the file name).
+ */
+int policy_parse_json(struct policy *p, const char *buf, size_t len,
+                      struct err *e);
+int policy_parse_ini(struct policy *p, const char *buf, size_t len,
+                     struct err *e);
+
+/* Print a document as canonical JSON / INI, into arena memory. */
+char *policy_write_json(const struct policy_doc *d, struct arena *a,
+                        struct err *e);
+char *policy_write_ini(const struct policy_doc *d, struct arena *a,
+                       struct err *e);
+
+/*
+ * Defaults and checks for a highComm argument (hc NULL: defaults). The
+ * results go to the pod, node and value outputs; when those are set (an
+ * earlier entry), the new values must equal them.
+ */
+int policy_high_comm_args(const struct policy_high_comm_arg *hc,
+                          const char **pod, const char **node,
+                          const char **value, struct err *e);
+
+/* RequestedToCapacityRatio args checks (v1.22 validation_pluginargs.go). */
+int policy_validate_rtcr(const struct policy_shape_point *shape, size_t n_shape,
+                         const struct policy_resource *res, size_t n_res,
+                         struct err *e);
+
+/*
+ * apimachinery validation.IsQualifiedName: up to `max` messages in msgs
+ * (static strings); returns how many there are.
+ */
+size_t policy_qualified_name_errors(const char *s, const char **msgs,
+                                    size_t max);
+bool policy_is_label_value(const char *s);
+
+/*
+ * Closest of `n` candidates to `name` by edit distance (case-insensitive
+ * bonus), or NULL when none is close enough to suggest.
+ */
+const char *policy_suggest(const char *name, const char *const *cands,
+                           size_t n);
+
+/* The closest predicate / priority name the registries know. */
+const char *policy_suggest_predicate(const char *name, unsigned compat);
+const char *policy_suggest_priority(const char *name, unsigned compat);
+
+/* ---- check output (policy_print.c) ---- */
+
+/* Print the effective configuration: text, or JSON when json != 0. */
+int policy_print_check(FILE *f, const struct policy *p, int json);
+
+/* ---- the profile v1.22 builds (policy_convert.c) ---- */
+
+#define POLICY_EP_COUNT 9 /* queueSort .. bind, see policy_ep_names */
+
+struct policy_plugin {
+    const char *name;
+    int32_t weight; /* score only; 0 elsewhere */
+};
+
+struct policy_profile {
+    struct policy_plugin *points[POLICY_EP_COUNT];
+    size_t n_points[POLICY_EP_COUNT];
+};
+
+enum policy_ep {
+    POLICY_EP_QUEUE_SORT = 0,
+    POLICY_EP_PRE_FILTER,
+    POLICY_EP_FILTER,
+    POLICY_EP_POST_FILTER,
+    POLICY_EP_PRE_SCORE,
+    POLICY_EP_SCORE,
+    POLICY_EP_RESERVE,
+    POLICY_EP_PRE_BIND,
+    POLICY_EP_BIND,
+};
+
+/* "queueSort", "preFilter", "filter", "postFilter", ... */
+extern const char *const policy_ep_names[POLICY_EP_COUNT];
+
+/* The plugins per extension point v1.22 enables for p (memory from a). */
+int policy_build_profile(const struct policy *p, struct arena *a,
+                         struct policy_profile *out, struct err *e);
+
+enum policy_ksc_version {
+    POLICY_KSC_V1BETA2 = 0, /* kubescheduler.config.k8s.io/v1beta2 (1.22) */
+    POLICY_KSC_V1,          /* kubescheduler.config.k8s.io/v1 (1.25+) */
+};
+
+/* Write a KubeSchedulerConfiguration for p (YAML) to f. */
+int policy_write_ksc(FILE *f, const struct policy *p, enum policy_ksc_version v,
+                     const char *extender_url, struct err *e);
+
+#endif

@@ -1,0 +1,817 @@
+/*
+ * policy_ini.c: the Policy as INI (inih), saying everything the JSON says.
+ *
+ *   [policy]                       predicates = default | listed | none
+ *   apiVersion = v1                priorities = default | listed | none
+ *   hardPodAffinitySymmetricWeight = 10
+ *   alwaysCheckAllPredicates = true
+ *
+ *   [predicate "ZoneAffinity"]     (or [predicate.ZoneAffinity])
+ *   serviceAffinity.labels = zone  (lists are repeated keys)
+ *
+ *   [priority "RackSpread"]
+ *   weight = 3
+ *   serviceAntiAffinity.label = rack
+ *   requestedToCapacityRatioArguments.shape = 0:0        (utilization:score)
+ *   requestedToCapacityRatioArguments.resources = cpu:1  (name:weight)
+ *
+ *   [extender "0"]
+ *   urlPrefix = http://127.0.0.1:8888/scheduler
+ *   managedResources = example.com/foo:ignoredByScheduler
+ *   tlsConfig.caData = ...   (repeated lines are concatenated)
+ *
+ * A section's label is its entry's name unless a `name =` key says
+ * otherwise (for duplicates and names INI cannot hold). `argument = X`
+ * declares argument member X present even without keys. Values may be
+ * "quoted" with \\ \" \n \t \xHH escapes. Debian's inih has INI_MAX_LINE
+ * 200, INI_HANDLER_LINENO 0 and 50-byte section names, so our reader
+ * feeds inih line by line and tracks lines and sections itself.
+ */
+#include "policy/policy.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/policy_buf.h"
+
+#define INI_LINE_MAX 200 /* Debian's INI_MAX_LINE */
+
+enum sec_kind { SEC_NONE, SEC_POLICY, SEC_PRED, SEC_PRIO, SEC_EXT };
+
+struct ictx {
+    struct policy *p;
+    struct err *e;
+    const char *buf;
+    size_t len, pos;
+    int line;        /* line number of the last line handed to inih */
+    int failed_line; /* first line with an error */
+    bool too_long;
+    enum sec_kind kind;
+    const char *label;
+    void *entry;       /* current policy_*_entry / extender */
+    const char **seen; /* "name" keys already set in this section */
+    size_t n_seen;
+    const char *preds_mode, *prios_mode;
+    int preds_mode_line, prios_mode_line;
+    int policy_sections;
+};
+
+static int fail(struct ictx *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int fail(struct ictx *c, const char *fmt, ...)
+{
+    char msg[ERR_MSG_MAX];
+    va_list ap;
+
+    if (c->failed_line)
+        return 0;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    c->failed_line = c->line;
+    err_set(c->e, "%d: %s", c->line, msg);
+    return 0;
+}
+
+/* ---- values ---- */
+
+static int hexval(char ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if (ch >= 'a' && ch <= 'f')
+        return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F')
+        return ch - 'A' + 10;
+    return -1;
+}
+
+/* Unquote a value into the arena; NULL (with an error) when malformed. */
+static const char *unquote(struct ictx *c, const char *v)
+{
+    size_t n = strlen(v), i, k = 0;
+    char *out;
+
+    if (n < 2 || v[0] != '"' || v[n - 1] != '"')
+        return arena_strdup(&c->p->arena, v);
+    out = arena_alloc(&c->p->arena, n);
+    if (!out)
+        return NULL;
+    for (i = 1; i < n - 1; i++) {
+        char ch = v[i];
+
+        if (ch == '\\') {
+            char x = v[++i];
+
+            if (i >= n - 1)
+                goto bad;
+            if (x == 'n')
+                ch = '\n';
+            else if (x == 't')
+                ch = '\t';
+            else if (x == 'r')
+                ch = '\r';
+            else if (x == '\\' || x == '"')
+                ch = x;
+            else if (x == 'x' && i + 2 < n - 1 && hexval(v[i + 1]) >= 0 &&
+                     hexval(v[i + 2]) >= 0) {
+                ch = (char)(hexval(v[i + 1]) * 16 + hexval(v[i + 2]));
+                i += 2;
+                if (ch == '\0')
+                    goto bad;
+            } else {
+                goto bad;
+            }
+        } else if (ch == '"') {
+            goto bad;
+        }
+        out[k++] = ch;
+    }
+    out[k] = '\0';
+    return out;
+bad:
+    fail(c,
+         "malformed quoted value %s (escapes: \\\\ \\\" \\n \\t \\r "
+         "\\xHH)",
+         v);
+    return NULL;
+}
+
+static int parse_bool(struct ictx *c, const char *key, const char *v, bool *out)
+{
+    if (!strcmp(v, "true")) {
+        *out = true;
+        return 1;
+    }
+    if (!strcmp(v, "false")) {
+        *out = false;
+        return 1;
+    }
+    return fail(c, "%s: expected true or false, got \"%s\"", key, v);
+}
+
+static int parse_int(struct ictx *c, const char *key, const char *v,
+                     int64_t min, int64_t max, int64_t *out)
+{
+    char *end;
+    long long x;
+
+    errno = 0;
+    x = strtoll(v, &end, 10);
+    if (!*v || *end || errno == ERANGE)
+        return fail(c, "%s: expected an integer, got \"%s\"", key, v);
+    if (x < min || x > max)
+        return fail(c, "%s: %lld is out of range [%lld, %lld]", key, x,
+                    (long long)min, (long long)max);
+    *out = x;
+    return 1;
+}
+
+/* Reject a scalar key given twice in one section. */
+static int once(struct ictx *c, const char *key)
+{
+    size_t i;
+    const char **v;
+
+    for (i = 0; i < c->n_seen; i++) {
+        if (!strcmp(c->seen[i], key))
+            return fail(c, "%s: given twice in this section", key);
+    }
+    v = arena_calloc(&c->p->arena, c->n_seen + 1, sizeof(*v));
+    if (!v)
+        return fail(c, "out of memory");
+    if (c->n_seen)
+        memcpy(v, c->seen, c->n_seen * sizeof(*v));
+    v[c->n_seen++] = arena_strdup(&c->p->arena, key);
+    c->seen = v;
+    return 1;
+}
+
+static int push_str(struct ictx *c, struct policy_strlist *l, const char *s)
+{
+    const char **v;
+
+    if (l->n >= POLICY_MAX_LIST)
+        return fail(c, "more than %d values", POLICY_MAX_LIST);
+    v = arena_calloc(&c->p->arena, l->n + 1, sizeof(*v));
+    if (!v)
+        return fail(c, "out of memory");
+    if (l->n)
+        memcpy(v, l->v, l->n * sizeof(*v));
+    v[l->n++] = s;
+    l->v = v;
+    return 1;
+}
+
+/* Grow an arena array of `size`-byte items by one; returns the new item. */
+static void *grow(struct ictx *c, void **arr, size_t *n, size_t size)
+{
+    unsigned char *v;
+
+    if (*n >= POLICY_MAX_ENTRIES) {
+        fail(c, "more than %d entries", POLICY_MAX_ENTRIES);
+        return NULL;
+    }
+    v = arena_calloc(&c->p->arena, *n + 1, size);
+    if (!v) {
+        fail(c, "out of memory");
+        return NULL;
+    }
+    if (*n)
+        memcpy(v, *arr, *n * size);
+    *arr = v;
+    return v + (*n)++ * size;
+}
+
+/* "a:b" split at the last ':'; returns the part after it or NULL. */
+static char *split_last(struct ictx *c, const char *v, const char **head)
+{
+    char *copy = arena_strdup(&c->p->arena, v);
+    char *colon = copy ? strrchr(copy, ':') : NULL;
+
+    if (!colon)
+        return NULL;
+    *colon = '\0';
+    *head = copy;
+    return colon + 1;
+}
+
+static int set_str(struct ictx *c, const char *key, const char *v,
+                   const char **dst)
+{
+    if (!once(c, key))
+        return 0;
+    *dst = v;
+    return 1;
+}
+
+/* ---- [policy] ---- */
+
+static int policy_key(struct ictx *c, const char *key, const char *v)
+{
+    struct policy_doc *d = &c->p->doc;
+    int64_t x;
+
+    if (!once(c, key))
+        return 0;
+    if (!strcmp(key, "apiVersion")) {
+        d->api_version = v;
+        return 1;
+    }
+    if (!strcmp(key, "predicates") || !strcmp(key, "priorities")) {
+        if (strcmp(v, "default") && strcmp(v, "listed") && strcmp(v, "none"))
+            return fail(c, "%s: expected default, listed or none, got \"%s\"",
+                        key, v);
+        if (key[1] == 'r' && key[2] == 'e') {
+            c->preds_mode = v;
+            c->preds_mode_line = c->line;
+        } else {
+            c->prios_mode = v;
+            c->prios_mode_line = c->line;
+        }
+        return 1;
+    }
+    if (!strcmp(key, "hardPodAffinitySymmetricWeight")) {
+        if (!parse_int(c, key, v, INT32_MIN, INT32_MAX, &x))
+            return 0;
+        d->hard_pod_affinity_symmetric_weight = (int32_t)x;
+        return 1;
+    }
+    if (!strcmp(key, "alwaysCheckAllPredicates"))
+        return parse_bool(c, key, v, &d->always_check_all_predicates);
+    return fail(c,
+                "[policy]: unknown key \"%s\" (known: apiVersion, "
+                "predicates, priorities, hardPodAffinitySymmetricWeight, "
+                "alwaysCheckAllPredicates)",
+                key);
+}
+
+/* ---- highComm keys, shared ---- */
+
+static int high_comm_key(struct ictx *c, const char *key, const char *v,
+                         struct policy_high_comm_arg *hc)
+{
+    if (!strcmp(key, "highComm.podLabel"))
+        return set_str(c, key, v, &hc->pod_label);
+    if (!strcmp(key, "highComm.nodeLabel"))
+        return set_str(c, key, v, &hc->node_label);
+    if (!strcmp(key, "highComm.nodeLabelValue"))
+        return set_str(c, key, v, &hc->node_label_value);
+    return -1;
+}
+
+/* ---- [predicate "X"] ---- */
+
+static int pred_key(struct ictx *c, const char *key, const char *v)
+{
+    struct policy_pred_entry *pe = c->entry;
+    struct policy_pred_arg *a = &pe->arg;
+    int rc;
+
+    if (!strcmp(key, "name"))
+        return set_str(c, key, v, &pe->name);
+    if (!strcmp(key, "argument")) {
+        pe->has_argument = true;
+        if (!strcmp(v, "serviceAffinity"))
+            a->has_service_affinity = true;
+        else if (!strcmp(v, "labelsPresence"))
+            a->has_labels_presence = true;
+        else if (!strcmp(v, "highComm"))
+            a->has_high_comm = true;
+        else if (strcmp(v, "empty"))
+            return fail(c,
+                        "argument: expected serviceAffinity, "
+                        "labelsPresence, highComm or empty, got \"%s\"",
+                        v);
+        return 1;
+    }
+    pe->has_argument = true;
+    if (!strcmp(key, "serviceAffinity.labels")) {
+        a->has_service_affinity = true;
+        return push_str(c, &a->service_affinity_labels, v);
+    }
+    if (!strcmp(key, "labelsPresence.labels")) {
+        a->has_labels_presence = true;
+        return push_str(c, &a->labels_presence_labels, v);
+    }
+    if (!strcmp(key, "labelsPresence.presence")) {
+        a->has_labels_presence = true;
+        return once(c, key) &&
+               parse_bool(c, key, v, &a->labels_presence_presence);
+    }
+    a->has_high_comm = true;
+    rc = high_comm_key(c, key, v, &a->high_comm);
+    if (rc >= 0)
+        return rc;
+    return fail(c,
+                "[predicate \"%s\"]: unknown key \"%s\" (known: name, "
+                "argument, serviceAffinity.labels, labelsPresence.labels, "
+                "labelsPresence.presence, highComm.podLabel, "
+                "highComm.nodeLabel, highComm.nodeLabelValue)",
+                c->label, key);
+}
+
+/* ---- [priority "X"] ---- */
+
+static int rtcr_key(struct ictx *c, const char *key, const char *v,
+                    struct policy_prio_arg *a)
+{
+    const char *head = NULL;
+    char *tail = split_last(c, v, &head);
+    int64_t x, y;
+
+    a->has_rtcr = true;
+    if (!strcmp(key, "requestedToCapacityRatioArguments.shape")) {
+        struct policy_shape_point *pt;
+
+        if (!tail)
+            return fail(c, "%s: expected utilization:score, got \"%s\"", key,
+                        v);
+        if (!parse_int(c, key, head, INT32_MIN, INT32_MAX, &x) ||
+            !parse_int(c, key, tail, INT32_MIN, INT32_MAX, &y))
+            return 0;
+        pt = grow(c, (void **)&a->shape, &a->n_shape, sizeof(*pt));
+        if (!pt)
+            return 0;
+        pt->utilization = (int32_t)x;
+        pt->score = (int32_t)y;
+        return 1;
+    }
+    {
+        struct policy_resource *r;
+
+        if (!tail)
+            return fail(c, "%s: expected name:weight, got \"%s\"", key, v);
+        if (!parse_int(c, key, tail, INT64_MIN, INT64_MAX, &x))
+            return 0;
+        r = grow(c, (void **)&a->resources, &a->n_resources, sizeof(*r));
+        if (!r)
+            return 0;
+        r->name = head;
+        r->weight = x;
+        return 1;
+    }
+}
+
+static int prio_key(struct ictx *c, const char *key, const char *v)
+{
+    struct policy_prio_entry *pe = c->entry;
+    struct policy_prio_arg *a = &pe->arg;
+    int rc;
+
+    if (!strcmp(key, "name"))
+        return set_str(c, key, v, &pe->name);
+    if (!strcmp(key, "weight"))
+        return once(c, key) &&
+               parse_int(c, key, v, INT64_MIN, INT64_MAX, &pe->weight);
+    if (!strcmp(key, "argument")) {
+        pe->has_argument = true;
+        if (!strcmp(v, "serviceAntiAffinity"))
+            a->has_service_anti_affinity = true;
+        else if (!strcmp(v, "labelPreference"))
+            a->has_label_preference = true;
+        else if (!strcmp(v, "requestedToCapacityRatioArguments"))
+            a->has_rtcr = true;
+        else if (!strcmp(v, "highComm"))
+            a->has_high_comm = true;
+        else if (strcmp(v, "empty"))
+            return fail(c,
+                        "argument: expected serviceAntiAffinity, "
+                        "labelPreference, "
+                        "requestedToCapacityRatioArguments, highComm or "
+                        "empty, got \"%s\"",
+                        v);
+        return 1;
+    }
+    pe->has_argument = true;
+    if (!strcmp(key, "serviceAntiAffinity.label")) {
+        a->has_service_anti_affinity = true;
+        return set_str(c, key, v, &a->service_anti_affinity_label);
+    }
+    if (!strcmp(key, "labelPreference.label")) {
+        a->has_label_preference = true;
+        return set_str(c, key, v, &a->label_preference_label);
+    }
+    if (!strcmp(key, "labelPreference.presence")) {
+        a->has_label_preference = true;
+        return once(c, key) &&
+               parse_bool(c, key, v, &a->label_preference_presence);
+    }
+    if (!strcmp(key, "requestedToCapacityRatioArguments.shape") ||
+        !strcmp(key, "requestedToCapacityRatioArguments.resources"))
+        return rtcr_key(c, key, v, a);
+    a->has_high_comm = true;
+    rc = high_comm_key(c, key, v, &a->high_comm);
+    if (rc >= 0)
+        return rc;
+    return fail(c,
+                "[priority \"%s\"]: unknown key \"%s\" (known: name, "
+                "weight, argument, serviceAntiAffinity.label, "
+                "labelPreference.label, labelPreference.presence, "
+                "requestedToCapacityRatioArguments.shape, "
+                "requestedToCapacityRatioArguments.resources, highComm.*)",
+                c->label, key);
+}
+
+/* ---- [extender "N"] ---- */
+
+static int append_chunk(struct ictx *c, const char **dst, const char *v)
+{
+    const char *s = *dst ? arena_sprintf(&c->p->arena, "%s%s", *dst, v) : v;
+
+    if (!s)
+        return fail(c, "out of memory");
+    *dst = s;
+    return 1;
+}
+
+static int tls_key(struct ictx *c, const char *key, const char *v,
+                   struct policy_extender *x)
+{
+    struct policy_tls *t = &x->tls;
+    const char *k = key + strlen("tlsConfig.");
+
+    x->has_tls = true;
+    if (!strcmp(k, "insecure"))
+        return once(c, key) && parse_bool(c, key, v, &t->insecure);
+    if (!strcmp(k, "serverName"))
+        return set_str(c, key, v, &t->server_name);
+    if (!strcmp(k, "certFile"))
+        return set_str(c, key, v, &t->cert_file);
+    if (!strcmp(k, "keyFile"))
+        return set_str(c, key, v, &t->key_file);
+    if (!strcmp(k, "caFile"))
+        return set_str(c, key, v, &t->ca_file);
+    if (!strcmp(k, "certData"))
+        return append_chunk(c, &t->cert_data, v);
+    if (!strcmp(k, "keyData"))
+        return append_chunk(c, &t->key_data, v);
+    if (!strcmp(k, "caData"))
+        return append_chunk(c, &t->ca_data, v);
+    return fail(c,
+                "[extender \"%s\"]: unknown key \"%s\" (tlsConfig keys: "
+                "insecure, serverName, certFile, keyFile, caFile, "
+                "certData, keyData, caData)",
+                c->label, key);
+}
+
+static int ext_key(struct ictx *c, const char *key, const char *v)
+{
+    struct policy_extender *x = c->entry;
+
+    if (!strncmp(key, "tlsConfig.", 10))
+        return tls_key(c, key, v, x);
+    if (!strcmp(key, "urlPrefix"))
+        return set_str(c, key, v, &x->url_prefix);
+    if (!strcmp(key, "filterVerb"))
+        return set_str(c, key, v, &x->filter_verb);
+    if (!strcmp(key, "preemptVerb"))
+        return set_str(c, key, v, &x->preempt_verb);
+    if (!strcmp(key, "prioritizeVerb"))
+        return set_str(c, key, v, &x->prioritize_verb);
+    if (!strcmp(key, "bindVerb"))
+        return set_str(c, key, v, &x->bind_verb);
+    if (!strcmp(key, "weight"))
+        return once(c, key) &&
+               parse_int(c, key, v, INT64_MIN, INT64_MAX, &x->weight);
+    if (!strcmp(key, "httpTimeout"))
+        return once(c, key) &&
+               parse_int(c, key, v, INT64_MIN, INT64_MAX, &x->http_timeout_ns);
+    if (!strcmp(key, "enableHttps"))
+        return once(c, key) && parse_bool(c, key, v, &x->enable_https);
+    if (!strcmp(key, "nodeCacheCapable"))
+        return once(c, key) && parse_bool(c, key, v, &x->node_cache_capable);
+    if (!strcmp(key, "ignorable"))
+        return once(c, key) && parse_bool(c, key, v, &x->ignorable);
+    if (!strcmp(key, "managedResources")) {
+        struct policy_managed_resource *r;
+        size_t n = strlen(v), sl = strlen(":ignoredByScheduler");
+
+        r = grow(c, (void **)&x->managed_resources, &x->n_managed_resources,
+                 sizeof(*r));
+        if (!r)
+            return 0;
+        r->name = v;
+        if (n >= sl && !strcmp(v + n - sl, ":ignoredByScheduler")) {
+            r->name = arena_strndup(&c->p->arena, v, n - sl);
+            r->ignored_by_scheduler = true;
+        }
+        return 1;
+    }
+    return fail(c,
+                "[extender \"%s\"]: unknown key \"%s\" (known: urlPrefix, "
+                "filterVerb, preemptVerb, prioritizeVerb, weight, "
+                "bindVerb, enableHttps, tlsConfig.*, httpTimeout, "
+                "nodeCacheCapable, managedResources, ignorable)",
+                c->label, key);
+}
+
+static int on_key(void *user, const char *section, const char *name,
+                  const char *value)
+{
+    struct ictx *c = user;
+    const char *v;
+
+    (void)section; /* inih keeps 50 bytes of it; we track sections */
+    if (c->failed_line)
+        return 0;
+    v = unquote(c, value);
+    if (!v)
+        return 0;
+    switch (c->kind) {
+    case SEC_POLICY:
+        return policy_key(c, name, v);
+    case SEC_PRED:
+        return pred_key(c, name, v);
+    case SEC_PRIO:
+        return prio_key(c, name, v);
+    case SEC_EXT:
+        return ext_key(c, name, v);
+    default:
+        return fail(c,
+                    "key \"%s\" outside a section ([policy], [predicate "
+                    "\"Name\"], [priority \"Name\"], [extender \"N\"])",
+                    name);
+    }
+}
+
+/* ---- sections, seen by our reader before inih parses the line ---- */
+
+static bool label_taken(struct ictx *c, enum sec_kind k, const char *label)
+{
+    const struct policy_doc *d = &c->p->doc;
+    size_t i;
+
+    /* Labels live in loc.path for INI entries (JSON uses it for paths). */
+    if (k == SEC_PRED) {
+        for (i = 0; i + 1 < d->n_preds; i++) {
+            if (!strcmp(d->preds[i].loc.path, label))
+                return true;
+        }
+    } else if (k == SEC_PRIO) {
+        for (i = 0; i + 1 < d->n_prios; i++) {
+            if (!strcmp(d->prios[i].loc.path, label))
+                return true;
+        }
+    } else if (k == SEC_EXT) {
+        for (i = 0; i + 1 < d->n_extenders; i++) {
+            if (!strcmp(d->extenders[i].loc.path, label))
+                return true;
+        }
+    }
+    return false;
+}
+
+static void start_section(struct ictx *c, const char *text)
+{
+    struct policy_doc *d = &c->p->doc;
+    const char *kinds[] = { "policy", "predicate", "priority", "extender" };
+    enum sec_kind k = SEC_NONE;
+    const char *rest = NULL, *label;
+    size_t i, n;
+
+    c->seen = NULL;
+    c->n_seen = 0;
+    c->kind = SEC_NONE;
+    for (i = 0; i < 4; i++) {
+        n = strlen(kinds[i]);
+        if (!strncmp(text, kinds[i], n) &&
+            (text[n] == '\0' || text[n] == '.' || text[n] == ' ' ||
+             text[n] == '\t')) {
+            k = (enum sec_kind)(i + 1);
+            rest = text + n;
+            break;
+        }
+    }
+    if (k == SEC_NONE) {
+        fail(c,
+             "unknown section [%s] (expected [policy], [predicate "
+             "\"Name\"], [priority \"Name\"] or [extender \"N\"])",
+             text);
+        return;
+    }
+    if (k == SEC_POLICY) {
+        if (*rest) {
+            fail(c, "section [%s]: [policy] takes no label", text);
+            return;
+        }
+        if (c->policy_sections++) {
+            fail(c, "[policy] given twice");
+            return;
+        }
+        c->kind = k;
+        return;
+    }
+    if (*rest == '.') {
+        label = rest + 1;
+    } else {
+        while (*rest == ' ' || *rest == '\t')
+            rest++;
+        n = strlen(rest);
+        if (n < 2 || rest[0] != '"' || rest[n - 1] != '"') {
+            fail(c, "section [%s]: expected [%s \"Label\"] or [%s.Label]", text,
+                 kinds[k - 1], kinds[k - 1]);
+            return;
+        }
+        label = arena_strndup(&c->p->arena, rest + 1, n - 2);
+    }
+    label = arena_strdup(&c->p->arena, label);
+    if (!label || !*label) {
+        fail(c, "section [%s]: empty label", text);
+        return;
+    }
+    c->label = label;
+    if (k == SEC_PRED) {
+        struct policy_pred_entry *pe =
+            grow(c, (void **)&d->preds, &d->n_preds, sizeof(*pe));
+        if (!pe)
+            return;
+        pe->name = label;
+        pe->loc.path = label;
+        pe->loc.line = c->line;
+        c->entry = pe;
+    } else if (k == SEC_PRIO) {
+        struct policy_prio_entry *pe =
+            grow(c, (void **)&d->prios, &d->n_prios, sizeof(*pe));
+        if (!pe)
+            return;
+        pe->name = label;
+        pe->loc.path = label;
+        pe->loc.line = c->line;
+        c->entry = pe;
+    } else {
+        struct policy_extender *x =
+            grow(c, (void **)&d->extenders, &d->n_extenders, sizeof(*x));
+        if (!x)
+            return;
+        x->loc.path = label;
+        x->loc.line = c->line;
+        c->entry = x;
+    }
+    if (label_taken(c, k, label)) {
+        fail(c,
+             "section [%s] repeated; give it another label and a "
+             "`name =` key",
+             text);
+        return;
+    }
+    c->kind = k;
+}
+
+/* Section header text of a line ("" if the line is not one). */
+static void note_section(struct ictx *c, const char *line, size_t n)
+{
+    size_t i = 0, j;
+    char text[INI_LINE_MAX];
+
+    while (i < n && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    if (i >= n || line[i] != '[')
+        return;
+    for (j = i + 1; j < n && line[j] != ']'; j++)
+        ;
+    if (j >= n)
+        return; /* inih reports "no ']'" */
+    memcpy(text, line + i + 1, j - i - 1);
+    text[j - i - 1] = '\0';
+    start_section(c, text);
+}
+
+/* ini_reader: one line at a time from the buffer, counting lines. */
+static char *reader(char *str, int num, void *stream)
+{
+    struct ictx *c = stream;
+    size_t start = c->pos, end = c->pos, n;
+
+    if (c->pos >= c->len)
+        return NULL;
+    while (end < c->len && c->buf[end] != '\n')
+        end++;
+    n = end - start;
+    c->pos = end < c->len ? end + 1 : end;
+    c->line++;
+    if (n + 2 > (size_t)num) {
+        if (!c->failed_line) {
+            c->too_long = true;
+            fail(c,
+                 "line longer than %d bytes (inih's INI_MAX_LINE); split "
+                 "lists over repeated keys",
+                 num - 2);
+        }
+        n = 0;
+    }
+    memcpy(str, c->buf + start, n);
+    str[n] = '\n';
+    str[n + 1] = '\0';
+    if (!c->failed_line)
+        note_section(c, str, n);
+    return str;
+}
+
+static int finish_mode(struct ictx *c, const char *mode, int line, size_t n,
+                       const char *what, enum policy_list_mode *out)
+{
+    if (!mode) {
+        *out = n ? POLICY_LIST_LISTED : POLICY_LIST_DEFAULT;
+        return 0;
+    }
+    if (!strcmp(mode, "default")) {
+        if (n)
+            return err_set(c->e,
+                           "%d: %s = default, but the file has [%s] "
+                           "sections",
+                           line, what,
+                           what[1] == 'r' && what[2] == 'e' ? "predicate"
+                                                            : "priority");
+        *out = POLICY_LIST_DEFAULT;
+        return 0;
+    }
+    if (!strcmp(mode, "none") && n)
+        return err_set(c->e,
+                       "%d: %s = none, but the file has sections for "
+                       "them",
+                       line, what);
+    *out = POLICY_LIST_LISTED;
+    return 0;
+}
+
+int policy_parse_ini(struct policy *p, const char *buf, size_t len,
+                     struct err *e)
+{
+    struct ictx c;
+    int rc;
+
+    memset(&c, 0, sizeof(c));
+    memset(&p->doc, 0, sizeof(p->doc));
+    p->doc.ini = 1;
+    p->doc.kind = "Policy";
+    c.p = p;
+    c.e = e;
+    c.buf = buf;
+    c.len = len;
+    if (memchr(buf, '\0', len))
+        return err_set(e, "1: NUL byte in an INI file");
+    rc = ini_parse_stream(reader, &c, on_key, &c);
+    if (c.failed_line)
+        return -1;
+    if (rc > 0)
+        return err_set(e,
+                       "%d: INI syntax error (expected [section], "
+                       "key = value or a ; comment)",
+                       rc);
+    if (rc < 0)
+        return err_set(e, "0: cannot parse INI (%d)", rc);
+    if (!p->doc.api_version)
+        p->doc.api_version = "v1";
+    if (finish_mode(&c, c.preds_mode, c.preds_mode_line, p->doc.n_preds,
+                    "predicates", &p->doc.predicates_mode) ||
+        finish_mode(&c, c.prios_mode, c.prios_mode_line, p->doc.n_prios,
+                    "priorities", &p->doc.priorities_mode))
+        return -1;
+    return 0;
+}

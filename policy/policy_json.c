@@ -1,0 +1,760 @@
+/*
+ * policy_json.c: the legacy Policy JSON, read as kube-scheduler v1.22
+ * decodes it (staging/.../kube-scheduler/config/v1/types.go): keys are
+ * case-sensitive except inside extenders[] (Go's encoding/json there),
+ * null means "not set", a repeated key's last value wins, unknown keys are
+ * ignored (we warn). The writer is policy_json_write.c.
+ */
+#include "policy/policy.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "policy/policy_buf.h"
+
+struct jctx {
+    struct policy *p;
+    struct err *e;
+};
+
+struct jfield {
+    const char *key;
+    int (*fn)(struct jctx *c, const cJSON *v, void *obj, const char *path);
+};
+
+/* ---- small helpers ---- */
+
+static const char *jpath(struct jctx *c, const char *path, const char *key)
+{
+    if (!path || !*path)
+        return arena_strdup(&c->p->arena, key);
+    return arena_sprintf(&c->p->arena, "%s.%s", path, key);
+}
+
+static const char *jindex(struct jctx *c, const char *path, size_t i)
+{
+    return arena_sprintf(&c->p->arena, "%s[%zu]", path, i);
+}
+
+/* Describe a JSON value for a type error. */
+static const char *describe(struct jctx *c, const cJSON *v)
+{
+    char q[96];
+
+    if (cJSON_IsString(v))
+        return arena_sprintf(&c->p->arena, "string %s",
+                             err_quote(q, sizeof(q), v->valuestring, 40));
+    if (cJSON_IsNumber(v))
+        return arena_sprintf(&c->p->arena, "number %.17g", v->valuedouble);
+    if (cJSON_IsBool(v))
+        return cJSON_IsTrue(v) ? "true" : "false";
+    if (cJSON_IsArray(v))
+        return "an array";
+    if (cJSON_IsObject(v))
+        return "an object";
+    return "null";
+}
+
+static int type_error(struct jctx *c, const cJSON *v, const char *path,
+                      const char *want)
+{
+    return err_set(c->e, "%s: expected %s, got %s", path, want, describe(c, v));
+}
+
+static int get_string(struct jctx *c, const cJSON *v, const char *path,
+                      const char **out)
+{
+    if (cJSON_IsNull(v))
+        return 0;
+    if (!cJSON_IsString(v))
+        return type_error(c, v, path, "a string");
+    *out = arena_strdup(&c->p->arena, v->valuestring);
+    return *out ? 0 : err_set(c->e, "out of memory");
+}
+
+static int get_bool(struct jctx *c, const cJSON *v, const char *path, bool *out)
+{
+    if (cJSON_IsNull(v))
+        return 0;
+    if (!cJSON_IsBool(v))
+        return type_error(c, v, path, "true or false");
+    *out = cJSON_IsTrue(v);
+    return 0;
+}
+
+static int get_int(struct jctx *c, const cJSON *v, const char *path,
+                   int64_t *out, int bits)
+{
+    double d, lim = bits == 32 ? 2147483648.0 : 9223372036854775808.0;
+
+    if (cJSON_IsNull(v))
+        return 0;
+    if (!cJSON_IsNumber(v))
+        return type_error(c, v, path,
+                          bits == 32 ? "an int32 number" : "an int64 number");
+    d = v->valuedouble;
+    if (!isfinite(d) || d != floor(d))
+        return err_set(c->e, "%s: expected an integer, got number %.17g", path,
+                       d);
+    if (d >= lim || d < -lim)
+        return err_set(c->e, "%s: number %.17g overflows int%d", path, d, bits);
+    *out = (int64_t)d;
+    return 0;
+}
+
+static int get_int32(struct jctx *c, const cJSON *v, const char *path,
+                     int32_t *out)
+{
+    int64_t x = *out;
+
+    if (get_int(c, v, path, &x, 32))
+        return -1;
+    *out = (int32_t)x;
+    return 0;
+}
+
+static int get_strlist(struct jctx *c, const cJSON *v, const char *path,
+                       struct policy_strlist *out)
+{
+    const cJSON *it;
+    size_t n = 0, i = 0;
+
+    if (cJSON_IsNull(v)) {
+        out->v = NULL;
+        out->n = 0;
+        return 0;
+    }
+    if (!cJSON_IsArray(v))
+        return type_error(c, v, path, "an array of strings");
+    n = (size_t)cJSON_GetArraySize(v);
+    if (n > POLICY_MAX_LIST)
+        return err_set(c->e, "%s: more than %d items", path, POLICY_MAX_LIST);
+    out->v = arena_calloc(&c->p->arena, n ? n : 1, sizeof(*out->v));
+    if (!out->v)
+        return err_set(c->e, "out of memory");
+    cJSON_ArrayForEach(it, v)
+    {
+        const char *s = "";
+
+        if (cJSON_IsNull(it))
+            s = "";
+        else if (get_string(c, it, jindex(c, path, i), &s))
+            return -1;
+        out->v[i++] = s;
+    }
+    out->n = i;
+    return 0;
+}
+
+/*
+ * Decode an object through a field table. fold: match keys
+ * case-insensitively (exact match first), as Go's encoding/json does.
+ * Unknown keys become warnings naming the closest known key.
+ */
+static int decode_object(struct jctx *c, const cJSON *obj, const char *path,
+                         const struct jfield *f, size_t nf, bool fold,
+                         void *target)
+{
+    const cJSON *it;
+
+    if (!cJSON_IsObject(obj))
+        return type_error(c, obj, path && *path ? path : "(document)",
+                          "an object");
+    cJSON_ArrayForEach(it, obj)
+    {
+        const struct jfield *hit = NULL;
+        size_t i;
+
+        for (i = 0; i < nf && !hit; i++) {
+            if (!strcmp(f[i].key, it->string))
+                hit = &f[i];
+        }
+        for (i = 0; i < nf && !hit && fold; i++) {
+            if (!strcasecmp(f[i].key, it->string))
+                hit = &f[i];
+        }
+        if (hit) {
+            if (hit->fn(c, it, target, jpath(c, path, hit->key)))
+                return -1;
+            continue;
+        }
+        {
+            const char *keys[32], *sug;
+            char q[96];
+
+            for (i = 0; i < nf && i < 32; i++)
+                keys[i] = f[i].key;
+            sug = policy_suggest(it->string, keys, i);
+            policy_warn(c->p,
+                        "%s: unknown field %s ignored (v1.22 ignores it)%s%s%s",
+                        jpath(c, path, it->string),
+                        err_quote(q, sizeof(q), it->string, 60),
+                        sug ? "; did you mean \"" : "", sug ? sug : "",
+                        sug ? "\"?" : "");
+        }
+    }
+    return 0;
+}
+
+#define NF(t) (sizeof(t) / sizeof((t)[0]))
+
+/* ---- highComm (ours), shared by predicates and priorities ---- */
+
+static int hc_pod(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_string(c, v, p, &((struct policy_high_comm_arg *)o)->pod_label);
+}
+static int hc_node(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_string(c, v, p, &((struct policy_high_comm_arg *)o)->node_label);
+}
+static int hc_value(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_string(c, v, p,
+                      &((struct policy_high_comm_arg *)o)->node_label_value);
+}
+static const struct jfield hc_fields[] = {
+    { "podLabel", hc_pod },
+    { "nodeLabel", hc_node },
+    { "nodeLabelValue", hc_value },
+};
+
+/* ---- predicates ---- */
+
+static int sa_labels(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_strlist(c, v, p,
+                       &((struct policy_pred_arg *)o)->service_affinity_labels);
+}
+static const struct jfield sa_fields[] = { { "labels", sa_labels } };
+
+static int lp_labels(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_strlist(c, v, p,
+                       &((struct policy_pred_arg *)o)->labels_presence_labels);
+}
+static int lp_presence(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_bool(c, v, p,
+                    &((struct policy_pred_arg *)o)->labels_presence_presence);
+}
+static const struct jfield lp_fields[] = {
+    { "labels", lp_labels },
+    { "presence", lp_presence },
+};
+
+static int pa_sa(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    struct policy_pred_arg *a = o;
+
+    a->has_service_affinity = !cJSON_IsNull(v);
+    memset(&a->service_affinity_labels, 0, sizeof(a->service_affinity_labels));
+    return a->has_service_affinity
+               ? decode_object(c, v, p, sa_fields, NF(sa_fields), false, a)
+               : 0;
+}
+static int pa_lp(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    struct policy_pred_arg *a = o;
+
+    a->has_labels_presence = !cJSON_IsNull(v);
+    memset(&a->labels_presence_labels, 0, sizeof(a->labels_presence_labels));
+    a->labels_presence_presence = false;
+    return a->has_labels_presence
+               ? decode_object(c, v, p, lp_fields, NF(lp_fields), false, a)
+               : 0;
+}
+static int pa_hc(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    struct policy_pred_arg *a = o;
+
+    a->has_high_comm = !cJSON_IsNull(v);
+    memset(&a->high_comm, 0, sizeof(a->high_comm));
+    return a->has_high_comm ? decode_object(c, v, p, hc_fields, NF(hc_fields),
+                                            false, &a->high_comm)
+                            : 0;
+}
+static const struct jfield pred_arg_fields[] = {
+    { "serviceAffinity", pa_sa },
+    { "labelsPresence", pa_lp },
+    { "highComm", pa_hc },
+};
+
+static int pe_name(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_string(c, v, p, &((struct policy_pred_entry *)o)->name);
+}
+static int pe_arg(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    struct policy_pred_entry *pe = o;
+
+    memset(&pe->arg, 0, sizeof(pe->arg));
+    pe->has_argument = !cJSON_IsNull(v);
+    return pe->has_argument
+               ? decode_object(c, v, p, pred_arg_fields, NF(pred_arg_fields),
+                               false, &pe->arg)
+               : 0;
+}
+static const struct jfield pred_fields[] = {
+    { "name", pe_name },
+    { "argument", pe_arg },
+};
+
+/* ---- priorities ---- */
+
+static int saa_label(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_string(
+        c, v, p, &((struct policy_prio_arg *)o)->service_anti_affinity_label);
+}
+static const struct jfield saa_fields[] = { { "label", saa_label } };
+
+static int lpref_label(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_string(c, v, p,
+                      &((struct policy_prio_arg *)o)->label_preference_label);
+}
+static int lpref_presence(struct jctx *c, const cJSON *v, void *o,
+                          const char *p)
+{
+    return get_bool(c, v, p,
+                    &((struct policy_prio_arg *)o)->label_preference_presence);
+}
+static const struct jfield lpref_fields[] = {
+    { "label", lpref_label },
+    { "presence", lpref_presence },
+};
+
+static int pt_util(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_int32(c, v, p, &((struct policy_shape_point *)o)->utilization);
+}
+static int pt_score(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_int32(c, v, p, &((struct policy_shape_point *)o)->score);
+}
+static const struct jfield point_fields[] = {
+    { "utilization", pt_util },
+    { "score", pt_score },
+};
+
+static int res_name(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_string(c, v, p, &((struct policy_resource *)o)->name);
+}
+static int res_weight(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_int(c, v, p, &((struct policy_resource *)o)->weight, 64);
+}
+static const struct jfield res_fields[] = {
+    { "name", res_name },
+    { "weight", res_weight },
+};
+
+/* An array of objects decoded through one field table. */
+static int get_objects(struct jctx *c, const cJSON *v, const char *path,
+                       size_t size, const struct jfield *f, size_t nf,
+                       bool fold, void **out, size_t *n_out)
+{
+    const cJSON *it;
+    size_t n, i = 0;
+    unsigned char *items;
+
+    *out = NULL;
+    *n_out = 0;
+    if (cJSON_IsNull(v))
+        return 0;
+    if (!cJSON_IsArray(v))
+        return type_error(c, v, path, "an array");
+    n = (size_t)cJSON_GetArraySize(v);
+    if (n > POLICY_MAX_ENTRIES)
+        return err_set(c->e, "%s: more than %d items", path,
+                       POLICY_MAX_ENTRIES);
+    items = arena_calloc(&c->p->arena, n ? n : 1, size);
+    if (!items)
+        return err_set(c->e, "out of memory");
+    cJSON_ArrayForEach(it, v)
+    {
+        const char *ip = jindex(c, path, i);
+
+        if (!cJSON_IsNull(it) &&
+            decode_object(c, it, ip, f, nf, fold, items + i * size))
+            return -1;
+        i++;
+    }
+    *out = items;
+    *n_out = i;
+    return 0;
+}
+
+static int rtcr_shape(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    struct policy_prio_arg *a = o;
+
+    return get_objects(c, v, p, sizeof(*a->shape), point_fields,
+                       NF(point_fields), false, (void **)&a->shape,
+                       &a->n_shape);
+}
+static int rtcr_res(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    struct policy_prio_arg *a = o;
+
+    return get_objects(c, v, p, sizeof(*a->resources), res_fields,
+                       NF(res_fields), false, (void **)&a->resources,
+                       &a->n_resources);
+}
+static const struct jfield rtcr_fields[] = {
+    { "shape", rtcr_shape },
+    { "resources", rtcr_res },
+};
+
+static int ra_saa(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    struct policy_prio_arg *a = o;
+
+    a->has_service_anti_affinity = !cJSON_IsNull(v);
+    a->service_anti_affinity_label = NULL;
+    return a->has_service_anti_affinity
+               ? decode_object(c, v, p, saa_fields, NF(saa_fields), false, a)
+               : 0;
+}
+static int ra_lpref(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    struct policy_prio_arg *a = o;
+
+    a->has_label_preference = !cJSON_IsNull(v);
+    a->label_preference_label = NULL;
+    a->label_preference_presence = false;
+    return a->has_label_preference ? decode_object(c, v, p, lpref_fields,
+                                                   NF(lpref_fields), false, a)
+                                   : 0;
+}
+static int ra_rtcr(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    struct policy_prio_arg *a = o;
+
+    a->has_rtcr = !cJSON_IsNull(v);
+    a->shape = NULL;
+    a->n_shape = 0;
+    a->resources = NULL;
+    a->n_resources = 0;
+    return a->has_rtcr
+               ? decode_object(c, v, p, rtcr_fields, NF(rtcr_fields), false, a)
+               : 0;
+}
+static int ra_hc(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    struct policy_prio_arg *a = o;
+
+    a->has_high_comm = !cJSON_IsNull(v);
+    memset(&a->high_comm, 0, sizeof(a->high_comm));
+    return a->has_high_comm ? decode_object(c, v, p, hc_fields, NF(hc_fields),
+                                            false, &a->high_comm)
+                            : 0;
+}
+static const struct jfield prio_arg_fields[] = {
+    { "serviceAntiAffinity", ra_saa },
+    { "labelPreference", ra_lpref },
+    { "requestedToCapacityRatioArguments", ra_rtcr },
+    { "highComm", ra_hc },
+};
+
+static int re_name(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_string(c, v, p, &((struct policy_prio_entry *)o)->name);
+}
+static int re_weight(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_int(c, v, p, &((struct policy_prio_entry *)o)->weight, 64);
+}
+static int re_arg(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    struct policy_prio_entry *pe = o;
+
+    memset(&pe->arg, 0, sizeof(pe->arg));
+    pe->has_argument = !cJSON_IsNull(v);
+    return pe->has_argument
+               ? decode_object(c, v, p, prio_arg_fields, NF(prio_arg_fields),
+                               false, &pe->arg)
+               : 0;
+}
+static const struct jfield prio_fields[] = {
+    { "name", re_name },
+    { "weight", re_weight },
+    { "argument", re_arg },
+};
+
+/* ---- extenders (case-insensitive keys) ---- */
+
+#define EXT_STR(fn, member)                                                    \
+    static int fn(struct jctx *c, const cJSON *v, void *o, const char *p)      \
+    {                                                                          \
+        return get_string(c, v, p, &((struct policy_extender *)o)->member);    \
+    }
+EXT_STR(ex_url, url_prefix)
+EXT_STR(ex_filter, filter_verb)
+EXT_STR(ex_preempt, preempt_verb)
+EXT_STR(ex_prioritize, prioritize_verb)
+EXT_STR(ex_bind, bind_verb)
+
+#define TLS_STR(fn, member)                                                    \
+    static int fn(struct jctx *c, const cJSON *v, void *o, const char *p)      \
+    {                                                                          \
+        return get_string(c, v, p, &((struct policy_tls *)o)->member);         \
+    }
+TLS_STR(tls_server_name, server_name)
+TLS_STR(tls_cert_file, cert_file)
+TLS_STR(tls_key_file, key_file)
+TLS_STR(tls_ca_file, ca_file)
+
+/* []byte fields: base64 text (Go's encoding/json StdEncoding). */
+static bool is_base64(const char *s)
+{
+    size_t n = strlen(s), i, pad = 0;
+
+    if (n % 4)
+        return false;
+    for (i = 0; i < n; i++) {
+        char ch = s[i];
+
+        if (ch == '=') {
+            pad++;
+            if (i < n - 2)
+                return false;
+            continue;
+        }
+        if (pad || !(((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') ||
+                      (ch >= '0' && ch <= '9') || ch == '+' || ch == '/')))
+            return false;
+    }
+    return true;
+}
+
+static int get_bytes(struct jctx *c, const cJSON *v, const char *p,
+                     const char **out)
+{
+    char q[96];
+
+    if (get_string(c, v, p, out))
+        return -1;
+    if (*out && !is_base64(*out))
+        return err_set(c->e, "%s: expected base64 data, got %s", p,
+                       err_quote(q, sizeof(q), *out, 40));
+    return 0;
+}
+static int tls_cert_data(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_bytes(c, v, p, &((struct policy_tls *)o)->cert_data);
+}
+static int tls_key_data(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_bytes(c, v, p, &((struct policy_tls *)o)->key_data);
+}
+static int tls_ca_data(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_bytes(c, v, p, &((struct policy_tls *)o)->ca_data);
+}
+static int tls_insecure(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_bool(c, v, p, &((struct policy_tls *)o)->insecure);
+}
+static const struct jfield tls_fields[] = {
+    { "insecure", tls_insecure },  { "serverName", tls_server_name },
+    { "certFile", tls_cert_file }, { "keyFile", tls_key_file },
+    { "caFile", tls_ca_file },     { "certData", tls_cert_data },
+    { "keyData", tls_key_data },   { "caData", tls_ca_data },
+};
+
+static int mr_name(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_string(c, v, p, &((struct policy_managed_resource *)o)->name);
+}
+static int mr_ignored(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_bool(
+        c, v, p, &((struct policy_managed_resource *)o)->ignored_by_scheduler);
+}
+static const struct jfield mr_fields[] = {
+    { "name", mr_name },
+    { "ignoredByScheduler", mr_ignored },
+};
+
+static int ex_weight(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_int(c, v, p, &((struct policy_extender *)o)->weight, 64);
+}
+static int ex_https(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_bool(c, v, p, &((struct policy_extender *)o)->enable_https);
+}
+static int ex_tls(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    struct policy_extender *x = o;
+
+    memset(&x->tls, 0, sizeof(x->tls));
+    x->has_tls = !cJSON_IsNull(v);
+    return x->has_tls ? decode_object(c, v, p, tls_fields, NF(tls_fields), true,
+                                      &x->tls)
+                      : 0;
+}
+static int ex_timeout(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    if (cJSON_IsString(v))
+        return err_set(c->e,
+                       "%s: expected an integer number of nanoseconds (a Go "
+                       "time.Duration), got %s; write 5000000000 for 5s",
+                       p, describe(c, v));
+    return get_int(c, v, p, &((struct policy_extender *)o)->http_timeout_ns,
+                   64);
+}
+static int ex_cache(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_bool(c, v, p,
+                    &((struct policy_extender *)o)->node_cache_capable);
+}
+static int ex_managed(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    struct policy_extender *x = o;
+
+    return get_objects(c, v, p, sizeof(*x->managed_resources), mr_fields,
+                       NF(mr_fields), true, (void **)&x->managed_resources,
+                       &x->n_managed_resources);
+}
+static int ex_ignorable(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_bool(c, v, p, &((struct policy_extender *)o)->ignorable);
+}
+static const struct jfield ext_fields[] = {
+    { "urlPrefix", ex_url },
+    { "filterVerb", ex_filter },
+    { "preemptVerb", ex_preempt },
+    { "prioritizeVerb", ex_prioritize },
+    { "weight", ex_weight },
+    { "bindVerb", ex_bind },
+    { "enableHttps", ex_https },
+    { "tlsConfig", ex_tls },
+    { "httpTimeout", ex_timeout },
+    { "nodeCacheCapable", ex_cache },
+    { "managedResources", ex_managed },
+    { "ignorable", ex_ignorable },
+};
+
+/* ---- top level ---- */
+
+static int top_kind(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_string(c, v, p, &((struct policy_doc *)o)->kind);
+}
+static int top_api(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_string(c, v, p, &((struct policy_doc *)o)->api_version);
+}
+static int top_preds(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    struct policy_doc *d = o;
+    size_t i;
+
+    d->predicates_mode =
+        cJSON_IsNull(v) ? POLICY_LIST_DEFAULT : POLICY_LIST_LISTED;
+    if (get_objects(c, v, p, sizeof(*d->preds), pred_fields, NF(pred_fields),
+                    false, (void **)&d->preds, &d->n_preds))
+        return -1;
+    for (i = 0; i < d->n_preds; i++)
+        d->preds[i].loc.path = jindex(c, p, i);
+    return 0;
+}
+static int top_prios(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    struct policy_doc *d = o;
+    size_t i;
+
+    d->priorities_mode =
+        cJSON_IsNull(v) ? POLICY_LIST_DEFAULT : POLICY_LIST_LISTED;
+    if (get_objects(c, v, p, sizeof(*d->prios), prio_fields, NF(prio_fields),
+                    false, (void **)&d->prios, &d->n_prios))
+        return -1;
+    for (i = 0; i < d->n_prios; i++)
+        d->prios[i].loc.path = jindex(c, p, i);
+    return 0;
+}
+static int top_exts(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    struct policy_doc *d = o;
+    size_t i;
+
+    if (get_objects(c, v, p, sizeof(*d->extenders), ext_fields, NF(ext_fields),
+                    true, (void **)&d->extenders, &d->n_extenders))
+        return -1;
+    for (i = 0; i < d->n_extenders; i++)
+        d->extenders[i].loc.path = jindex(c, p, i);
+    return 0;
+}
+static int top_hard(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_int32(
+        c, v, p, &((struct policy_doc *)o)->hard_pod_affinity_symmetric_weight);
+}
+static int top_always(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_bool(c, v, p,
+                    &((struct policy_doc *)o)->always_check_all_predicates);
+}
+static const struct jfield top_fields[] = {
+    { "kind", top_kind },
+    { "apiVersion", top_api },
+    { "predicates", top_preds },
+    { "priorities", top_prios },
+    { "extenders", top_exts },
+    { "hardPodAffinitySymmetricWeight", top_hard },
+    { "alwaysCheckAllPredicates", top_always },
+};
+
+/* Line and column (1-based) of byte offset off in buf. */
+static void line_col(const char *buf, size_t off, int *line, int *col)
+{
+    size_t i;
+
+    *line = 1;
+    *col = 1;
+    for (i = 0; i < off && buf[i]; i++) {
+        if (buf[i] == '\n') {
+            (*line)++;
+            *col = 1;
+        } else {
+            (*col)++;
+        }
+    }
+}
+
+int policy_parse_json(struct policy *p, const char *buf, size_t len,
+                      struct err *e)
+{
+    struct jctx c = { p, e };
+    const char *end = NULL;
+    cJSON *root;
+    char *copy;
+    int rc, line, col;
+
+    /* cJSON wants the length to count a terminating NUL. */
+    copy = arena_strndup(&p->arena, buf, len);
+    if (!copy)
+        return err_set(e, "out of memory");
+    if (strlen(copy) != len)
+        return err_set(e, "invalid JSON: NUL byte at offset %zu", strlen(copy));
+    root = cJSON_ParseWithLengthOpts(copy, len + 1, &end, 1);
+    if (!root) {
+        size_t off = end && end >= copy ? (size_t)(end - copy) : 0;
+
+        line_col(copy, off, &line, &col);
+        return err_set(e, "invalid JSON at line %d, column %d (offset %zu)",
+                       line, col, off);
+    }
+    memset(&p->doc, 0, sizeof(p->doc));
+    rc =
+        decode_object(&c, root, "", top_fields, NF(top_fields), false, &p->doc);
+    cJSON_Delete(root);
+    return rc;
+}

@@ -1,0 +1,242 @@
+/*
+ * policy_json_write.c: a Policy document as canonical JSON (2-space
+ * indentation, one entry per line, keys in v1 Policy order), the form
+ * `convert --to json` prints and the INI round trip compares.
+ */
+#include "policy/policy.h"
+
+#include "policy/policy_buf.h"
+
+static void w_hc(struct pbuf *b, const struct policy_high_comm_arg *h)
+{
+    const char *sep = "";
+
+    pbuf_add(b, "\"highComm\": {");
+    if (h->pod_label) {
+        pbuf_add(b, "\"podLabel\": ");
+        pbuf_json_str(b, h->pod_label);
+        sep = ", ";
+    }
+    if (h->node_label) {
+        pbuf_printf(b, "%s\"nodeLabel\": ", sep);
+        pbuf_json_str(b, h->node_label);
+        sep = ", ";
+    }
+    if (h->node_label_value) {
+        pbuf_printf(b, "%s\"nodeLabelValue\": ", sep);
+        pbuf_json_str(b, h->node_label_value);
+    }
+    pbuf_add(b, "}");
+}
+
+static void w_strlist(struct pbuf *b, const struct policy_strlist *l)
+{
+    size_t i;
+
+    pbuf_add(b, "[");
+    for (i = 0; i < l->n; i++) {
+        if (i)
+            pbuf_add(b, ", ");
+        pbuf_json_str(b, l->v[i]);
+    }
+    pbuf_add(b, "]");
+}
+
+static void w_pred(struct pbuf *b, const struct policy_pred_entry *pe)
+{
+    const struct policy_pred_arg *a = &pe->arg;
+    const char *sep = "";
+
+    pbuf_add(b, "    {\"name\": ");
+    pbuf_json_str(b, pe->name ? pe->name : "");
+    if (pe->has_argument) {
+        pbuf_add(b, ", \"argument\": {");
+        if (a->has_service_affinity) {
+            pbuf_add(b, "\"serviceAffinity\": {\"labels\": ");
+            w_strlist(b, &a->service_affinity_labels);
+            pbuf_add(b, "}");
+            sep = ", ";
+        }
+        if (a->has_labels_presence) {
+            pbuf_printf(b, "%s\"labelsPresence\": {\"labels\": ", sep);
+            w_strlist(b, &a->labels_presence_labels);
+            pbuf_printf(b, ", \"presence\": %s}",
+                        a->labels_presence_presence ? "true" : "false");
+            sep = ", ";
+        }
+        if (a->has_high_comm) {
+            pbuf_add(b, sep);
+            w_hc(b, &a->high_comm);
+        }
+        pbuf_add(b, "}");
+    }
+    pbuf_add(b, "}");
+}
+
+static void w_rtcr(struct pbuf *b, const struct policy_prio_arg *a)
+{
+    size_t i;
+
+    pbuf_add(b, "\"requestedToCapacityRatioArguments\": {\"shape\": [");
+    for (i = 0; i < a->n_shape; i++)
+        pbuf_printf(b, "%s{\"utilization\": %d, \"score\": %d}", i ? ", " : "",
+                    (int)a->shape[i].utilization, (int)a->shape[i].score);
+    pbuf_add(b, "], \"resources\": [");
+    for (i = 0; i < a->n_resources; i++) {
+        pbuf_add(b, i ? ", {\"name\": " : "{\"name\": ");
+        pbuf_json_str(b, a->resources[i].name ? a->resources[i].name : "");
+        pbuf_printf(b, ", \"weight\": %lld}",
+                    (long long)a->resources[i].weight);
+    }
+    pbuf_add(b, "]}");
+}
+
+static void w_prio(struct pbuf *b, const struct policy_prio_entry *pe)
+{
+    const struct policy_prio_arg *a = &pe->arg;
+    const char *sep = "";
+
+    pbuf_add(b, "    {\"name\": ");
+    pbuf_json_str(b, pe->name ? pe->name : "");
+    pbuf_printf(b, ", \"weight\": %lld", (long long)pe->weight);
+    if (pe->has_argument) {
+        pbuf_add(b, ", \"argument\": {");
+        if (a->has_service_anti_affinity) {
+            pbuf_add(b, "\"serviceAntiAffinity\": {\"label\": ");
+            pbuf_json_str(b, a->service_anti_affinity_label
+                                 ? a->service_anti_affinity_label
+                                 : "");
+            pbuf_add(b, "}");
+            sep = ", ";
+        }
+        if (a->has_label_preference) {
+            pbuf_printf(b, "%s\"labelPreference\": {\"label\": ", sep);
+            pbuf_json_str(
+                b, a->label_preference_label ? a->label_preference_label : "");
+            pbuf_printf(b, ", \"presence\": %s}",
+                        a->label_preference_presence ? "true" : "false");
+            sep = ", ";
+        }
+        if (a->has_rtcr) {
+            pbuf_add(b, sep);
+            w_rtcr(b, a);
+            sep = ", ";
+        }
+        if (a->has_high_comm) {
+            pbuf_add(b, sep);
+            w_hc(b, &a->high_comm);
+        }
+        pbuf_add(b, "}");
+    }
+    pbuf_add(b, "}");
+}
+
+static void w_kv_str(struct pbuf *b, const char *key, const char *v,
+                     const char **sep)
+{
+    if (!v || !*v)
+        return;
+    pbuf_printf(b, "%s\"%s\": ", *sep, key);
+    pbuf_json_str(b, v);
+    *sep = ", ";
+}
+
+static void w_ext(struct pbuf *b, const struct policy_extender *x)
+{
+    const char *sep = "";
+    size_t i;
+
+    pbuf_add(b, "    {");
+    w_kv_str(b, "urlPrefix", x->url_prefix, &sep);
+    w_kv_str(b, "filterVerb", x->filter_verb, &sep);
+    w_kv_str(b, "preemptVerb", x->preempt_verb, &sep);
+    w_kv_str(b, "prioritizeVerb", x->prioritize_verb, &sep);
+    pbuf_printf(b, "%s\"weight\": %lld", sep, (long long)x->weight);
+    sep = ", ";
+    w_kv_str(b, "bindVerb", x->bind_verb, &sep);
+    pbuf_printf(b, ", \"enableHttps\": %s", x->enable_https ? "true" : "false");
+    if (x->has_tls) {
+        const char *tsep = "";
+
+        pbuf_printf(b, ", \"tlsConfig\": {\"insecure\": %s",
+                    x->tls.insecure ? "true" : "false");
+        tsep = ", ";
+        w_kv_str(b, "serverName", x->tls.server_name, &tsep);
+        w_kv_str(b, "certFile", x->tls.cert_file, &tsep);
+        w_kv_str(b, "keyFile", x->tls.key_file, &tsep);
+        w_kv_str(b, "caFile", x->tls.ca_file, &tsep);
+        w_kv_str(b, "certData", x->tls.cert_data, &tsep);
+        w_kv_str(b, "keyData", x->tls.key_data, &tsep);
+        w_kv_str(b, "caData", x->tls.ca_data, &tsep);
+        pbuf_add(b, "}");
+    }
+    pbuf_printf(b, ", \"httpTimeout\": %lld", (long long)x->http_timeout_ns);
+    pbuf_printf(b, ", \"nodeCacheCapable\": %s",
+                x->node_cache_capable ? "true" : "false");
+    if (x->n_managed_resources) {
+        pbuf_add(b, ", \"managedResources\": [");
+        for (i = 0; i < x->n_managed_resources; i++) {
+            pbuf_add(b, i ? ", {\"name\": " : "{\"name\": ");
+            pbuf_json_str(b, x->managed_resources[i].name
+                                 ? x->managed_resources[i].name
+                                 : "");
+            pbuf_printf(b, ", \"ignoredByScheduler\": %s}",
+                        x->managed_resources[i].ignored_by_scheduler ? "true"
+                                                                     : "false");
+        }
+        pbuf_add(b, "]");
+    }
+    pbuf_printf(b, ", \"ignorable\": %s}", x->ignorable ? "true" : "false");
+}
+
+char *policy_write_json(const struct policy_doc *d, struct arena *a,
+                        struct err *e)
+{
+    struct pbuf b;
+    char *out;
+    size_t i;
+
+    pbuf_init(&b);
+    pbuf_add(&b, "{\n  \"kind\": \"Policy\",\n  \"apiVersion\": ");
+    pbuf_json_str(&b, d->api_version ? d->api_version : "v1");
+    if (d->predicates_mode == POLICY_LIST_LISTED) {
+        pbuf_add(&b, ",\n  \"predicates\": [");
+        for (i = 0; i < d->n_preds; i++) {
+            pbuf_add(&b, i ? ",\n" : "\n");
+            w_pred(&b, &d->preds[i]);
+        }
+        pbuf_add(&b, d->n_preds ? "\n  ]" : "]");
+    }
+    if (d->priorities_mode == POLICY_LIST_LISTED) {
+        pbuf_add(&b, ",\n  \"priorities\": [");
+        for (i = 0; i < d->n_prios; i++) {
+            pbuf_add(&b, i ? ",\n" : "\n");
+            w_prio(&b, &d->prios[i]);
+        }
+        pbuf_add(&b, d->n_prios ? "\n  ]" : "]");
+    }
+    if (d->n_extenders) {
+        pbuf_add(&b, ",\n  \"extenders\": [");
+        for (i = 0; i < d->n_extenders; i++) {
+            pbuf_add(&b, i ? ",\n" : "\n");
+            w_ext(&b, &d->extenders[i]);
+        }
+        pbuf_add(&b, "\n  ]");
+    }
+    if (d->hard_pod_affinity_symmetric_weight)
+        pbuf_printf(&b, ",\n  \"hardPodAffinitySymmetricWeight\": %d",
+                    (int)d->hard_pod_affinity_symmetric_weight);
+    if (d->always_check_all_predicates)
+        pbuf_add(&b, ",\n  \"alwaysCheckAllPredicates\": true");
+    pbuf_add(&b, "\n}\n");
+    if (b.failed) {
+        pbuf_free(&b);
+        err_set(e, "out of memory writing JSON");
+        return NULL;
+    }
+    out = arena_strdup(a, b.s);
+    pbuf_free(&b);
+    if (!out)
+        err_set(e, "out of memory");
+    return out;
+}

@@ -1,0 +1,400 @@
+/*
+ * policy_print.c: `check` output: the effective configuration after
+ * defaults and mandatory additions, in run order, with weights, typed
+ * arguments, the configured names behind each entry and the v1.22 plugins
+ * each maps to. Text for people, JSON (--output json) for tools.
+ */
+#include "policy/policy.h"
+
+#include <string.h>
+
+#include "policy/policy_buf.h"
+
+static const char *origin_text(unsigned o)
+{
+    if (o & POLICY_ORIGIN_FILE)
+        return (o & POLICY_ORIGIN_MANDATORY) ? "file+mandatory" : "file";
+    if (o & POLICY_ORIGIN_MANDATORY)
+        return (o & POLICY_ORIGIN_DEFAULT) ? "default+mandatory" : "mandatory";
+    return "default";
+}
+
+static const char *const ep_text[] = { "preFilter", "filter",  "preScore",
+                                       "score",     "reserve", "preBind" };
+
+static void plugins_text(struct pbuf *b, const struct kpe_plugin_ref *r,
+                         size_t max, bool json)
+{
+    size_t i, j, k;
+
+    if (!r[0].name) {
+        pbuf_add(b, json ? "[]" : "(none in v1.22: served by this extender)");
+        return;
+    }
+    pbuf_add(b, json ? "[" : "");
+    for (i = 0; i < max && r[i].name; i++) {
+        if (json) {
+            pbuf_add(b, i ? ", {\"name\": " : "{\"name\": ");
+            pbuf_json_str(b, r[i].name);
+            pbuf_add(b, ", \"extensionPoints\": [");
+        } else {
+            pbuf_printf(b, "%s%s(", i ? " " : "", r[i].name);
+        }
+        for (j = 0, k = 0; j < 6; j++) {
+            if (!(r[i].points & (1u << j)))
+                continue;
+            if (json)
+                pbuf_printf(b, "%s\"%s\"", k++ ? ", " : "", ep_text[j]);
+            else
+                pbuf_printf(b, "%s%s", k++ ? "," : "", ep_text[j]);
+        }
+        pbuf_add(b, json ? "]}" : ")");
+    }
+    pbuf_add(b, json ? "]" : "");
+}
+
+static void list_text(struct pbuf *b, const struct policy_strlist *l, bool json)
+{
+    size_t i;
+
+    pbuf_add(b, "[");
+    for (i = 0; i < l->n; i++) {
+        pbuf_add(b, i ? ", " : "");
+        if (json)
+            pbuf_json_str(b, l->v[i]);
+        else
+            pbuf_add(b, l->v[i]);
+    }
+    pbuf_add(b, "]");
+}
+
+/* Arguments as "k=v k=v" (text) or a JSON object. */
+static void pred_args_out(struct pbuf *b, const struct pred_args *a, bool json)
+{
+    const char *q = json ? "\"" : "";
+    const char *sep = json ? ": " : "=";
+
+    pbuf_add(b, json ? "{" : "");
+    switch (a->kind) {
+    case PRED_ARGS_NODE_LABEL:
+        pbuf_printf(b, "%spresentLabels%s%s", q, q, sep);
+        list_text(b, &a->u.node_label.present, json);
+        pbuf_printf(b, "%s%sabsentLabels%s%s", json ? ", " : " ", q, q, sep);
+        list_text(b, &a->u.node_label.absent, json);
+        break;
+    case PRED_ARGS_SERVICE_AFFINITY:
+        pbuf_printf(b, "%saffinityLabels%s%s", q, q, sep);
+        list_text(b, &a->u.service_affinity.labels, json);
+        break;
+    case PRED_ARGS_HIGH_COMM:
+        if (json) {
+            pbuf_add(b, "\"podLabel\": ");
+            pbuf_json_str(b, a->u.high_comm.pod_label);
+            pbuf_add(b, ", \"nodeLabel\": ");
+            pbuf_json_str(b, a->u.high_comm.node_label);
+            pbuf_add(b, ", \"nodeLabelValue\": ");
+            pbuf_json_str(b, a->u.high_comm.node_label_value);
+        } else {
+            pbuf_printf(b, "podLabel=%s nodeLabel=%s nodeLabelValue=%s",
+                        a->u.high_comm.pod_label, a->u.high_comm.node_label,
+                        a->u.high_comm.node_label_value);
+        }
+        break;
+    default:
+        break;
+    }
+    pbuf_add(b, json ? "}" : "");
+}
+
+static void prio_args_out(struct pbuf *b, const struct prio_args *a, bool json)
+{
+    const char *q = json ? "\"" : "";
+    const char *sep = json ? ": " : "=";
+    const char *comma = json ? ", " : " ";
+    size_t i;
+
+    pbuf_add(b, json ? "{" : "");
+    switch (a->kind) {
+    case PRIO_ARGS_NODE_LABEL:
+        pbuf_printf(b, "%spresentLabelsPreference%s%s", q, q, sep);
+        list_text(b, &a->u.node_label.present, json);
+        pbuf_printf(b, "%s%sabsentLabelsPreference%s%s", comma, q, q, sep);
+        list_text(b, &a->u.node_label.absent, json);
+        break;
+    case PRIO_ARGS_SERVICE_AFFINITY:
+        pbuf_printf(b, "%santiAffinityLabelsPreference%s%s", q, q, sep);
+        list_text(b, &a->u.service_affinity.labels, json);
+        break;
+    case PRIO_ARGS_RTCR:
+        pbuf_printf(b, "%sshape%s%s[", q, q, sep);
+        for (i = 0; i < a->u.rtcr.n_shape; i++)
+            pbuf_printf(
+                b, json ? "%s{\"utilization\": %d, \"score\": %d}" : "%s%d:%d",
+                i ? ", " : "", (int)a->u.rtcr.shape[i].utilization,
+                (int)a->u.rtcr.shape[i].score);
+        pbuf_printf(b, "]%s%sresources%s%s[", comma, q, q, sep);
+        for (i = 0; i < a->u.rtcr.n_resources; i++) {
+            pbuf_add(b, i ? ", " : "");
+            if (json) {
+                pbuf_add(b, "{\"name\": ");
+                pbuf_json_str(b, a->u.rtcr.resources[i].name);
+                pbuf_printf(b, ", \"weight\": %lld}",
+                            (long long)a->u.rtcr.resources[i].weight);
+            } else {
+                pbuf_printf(b, "%s:%lld", a->u.rtcr.resources[i].name,
+                            (long long)a->u.rtcr.resources[i].weight);
+            }
+        }
+        pbuf_add(b, "]");
+        break;
+    case PRIO_ARGS_RESOURCES:
+        pbuf_printf(b, json ? "\"resources\": [{\"name\": \"cpu\", "
+                              "\"weight\": 1}, {\"name\": \"memory\", "
+                              "\"weight\": 1}]"
+                            : "resources=[cpu:1, memory:1]");
+        break;
+    case PRIO_ARGS_TOPOLOGY_SPREAD:
+        pbuf_printf(
+            b, "%sdefaultingType%s%s%s%s%s", q, q, sep, q,
+            a->u.spread.defaulting == PRIO_SPREAD_LIST ? "List" : "System", q);
+        break;
+    case PRIO_ARGS_INTER_POD:
+        pbuf_printf(b, "%shardPodAffinityWeight%s%s%d", q, q, sep,
+                    (int)a->u.inter_pod.hard_pod_affinity_weight);
+        break;
+    case PRIO_ARGS_HIGH_COMM: {
+        struct pred_args pa;
+
+        pa.kind = PRED_ARGS_HIGH_COMM;
+        pa.u.high_comm.pod_label = a->u.high_comm.pod_label;
+        pa.u.high_comm.node_label = a->u.high_comm.node_label;
+        pa.u.high_comm.node_label_value = a->u.high_comm.node_label_value;
+        if (json) {
+            pbuf_add(b, "\"highComm\": ");
+            pred_args_out(b, &pa, true);
+        } else {
+            pred_args_out(b, &pa, false);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    pbuf_add(b, json ? "}" : "");
+}
+
+static void names_out(struct pbuf *b, const char **v, size_t n, bool json)
+{
+    struct policy_strlist l = { v, n };
+
+    list_text(b, &l, json);
+}
+
+static const char *needs_names[] = {
+    "podsOnNode", "allPods",        "services", "controllers", "pvs",
+    "pvcs",       "storageClasses", "csiNodes", "namespaces",
+};
+
+static void text_out(struct pbuf *b, const struct policy *p)
+{
+    size_t i;
+
+    pbuf_printf(b, "Policy %s: valid (%s, apiVersion %s, compat %s)\n",
+                p->source, p->doc.ini ? "INI" : "JSON",
+                p->doc.api_version ? p->doc.api_version : "v1",
+                (p->compat & POLICY_COMPAT_LEGACY) ? "legacy" : "none");
+    pbuf_printf(b, "\nPredicates, in run order (%s):\n",
+                p->doc.predicates_mode == POLICY_LIST_DEFAULT
+                    ? "\"predicates\" absent: the v1.22 default set"
+                    : "as listed, plus the mandatory ones");
+    for (i = 0; i < p->n_preds; i++) {
+        const struct policy_pred *pp = &p->preds[i];
+
+        pbuf_printf(b, "  %2zu. %s [%s]", i + 1, pp->def->name,
+                    origin_text(pp->origin));
+        if (pp->n_names &&
+            (pp->n_names > 1 || strcmp(pp->names[0], pp->def->name))) {
+            pbuf_add(b, " from ");
+            names_out(b, pp->names, pp->n_names, false);
+        }
+        pbuf_add(b, "\n      v1.22: ");
+        plugins_text(b, pp->def->plugins, KPE_MAX_PLUGINS, false);
+        if (pp->args.kind != PRED_ARGS_NONE) {
+            pbuf_add(b, "\n      args: ");
+            pred_args_out(b, &pp->args, false);
+        }
+        pbuf_add(b, "\n");
+    }
+    pbuf_printf(b, "\nPriorities, as v1.22 scores (%s):\n",
+                p->doc.priorities_mode == POLICY_LIST_DEFAULT
+                    ? "\"priorities\" absent: the v1.22 default set"
+                    : "as listed");
+    if (!p->n_prios)
+        pbuf_add(b, "  (none: every feasible node scores the same)\n");
+    for (i = 0; i < p->n_prios; i++) {
+        const struct policy_prio *u = &p->prios[i];
+
+        pbuf_printf(b, "  %s%s%s weight %d [%s]", u->def->name,
+                    u->n_keys > 1 ? "+" : "",
+                    u->n_keys > 1 ? u->keys[1]->name : "", (int)u->weight,
+                    origin_text(u->origin));
+        if (u->n_names &&
+            (u->n_names > 1 || strcmp(u->names[0], u->def->name))) {
+            pbuf_add(b, " from ");
+            names_out(b, u->names, u->n_names, false);
+        }
+        pbuf_add(b, "\n      v1.22: ");
+        plugins_text(b, u->def->plugins, 2, false);
+        if (u->args.kind != PRIO_ARGS_NONE) {
+            pbuf_add(b, "\n      args: ");
+            prio_args_out(b, &u->args, false);
+        }
+        pbuf_add(b, "\n");
+    }
+    if (p->n_entries) {
+        pbuf_add(b, "\nConfigured priority entries:\n");
+        for (i = 0; i < p->n_entries; i++) {
+            const struct policy_prio_entry_ref *r = &p->entries[i];
+
+            pbuf_printf(b, "  %s weight %lld -> ", r->name,
+                        (long long)r->weight);
+            if (!r->prio)
+                pbuf_add(b, "dropped (v1.22 skips EqualPriority)\n");
+            else
+                pbuf_printf(b, "%s (plugin weight %d)%s\n", r->def->name,
+                            (int)r->prio->weight,
+                            r->overridden ? ", weight replaced by a later "
+                                            "entry of the same key"
+                                          : "");
+        }
+    }
+    pbuf_add(b, "\nExtenders, in call order:\n");
+    if (!p->n_extenders)
+        pbuf_add(b, "  (none)\n");
+    for (i = 0; i < p->n_extenders; i++) {
+        const struct policy_extender *x = p->extenders[i];
+
+        pbuf_printf(b,
+                    "  %s filter=%s prioritize=%s weight=%lld bind=%s "
+                    "preempt=%s%s\n",
+                    x->url_prefix, x->filter_verb ? x->filter_verb : "",
+                    x->prioritize_verb ? x->prioritize_verb : "",
+                    (long long)x->weight, x->bind_verb ? x->bind_verb : "",
+                    x->preempt_verb ? x->preempt_verb : "",
+                    x->ignorable ? " ignorable" : "");
+    }
+    pbuf_printf(b,
+                "\nhardPodAffinitySymmetricWeight: %d (effective %d)\n"
+                "alwaysCheckAllPredicates: %s\nCluster data needed:",
+                (int)p->doc.hard_pod_affinity_symmetric_weight,
+                (int)p->hard_pod_affinity_weight,
+                p->always_check_all_predicates ? "true" : "false");
+    for (i = 0; i < 9; i++) {
+        if (p->needs & (1u << i))
+            pbuf_printf(b, " %s", needs_names[i]);
+    }
+    pbuf_add(b, p->needs ? "\n" : " nodes only\n");
+}
+
+static void json_out(struct pbuf *b, const struct policy *p)
+{
+    size_t i, k;
+
+    pbuf_add(b, "{\n  \"source\": ");
+    pbuf_json_str(b, p->source);
+    pbuf_printf(
+        b,
+        ",\n  \"valid\": true,\n  \"format\": \"%s\",\n"
+        "  \"compat\": \"%s\",\n  \"predicatesMode\": \"%s\",\n"
+        "  \"prioritiesMode\": \"%s\",\n  \"predicates\": [",
+        p->doc.ini ? "ini" : "json",
+        (p->compat & POLICY_COMPAT_LEGACY) ? "legacy" : "none",
+        p->doc.predicates_mode == POLICY_LIST_DEFAULT ? "default" : "listed",
+        p->doc.priorities_mode == POLICY_LIST_DEFAULT ? "default" : "listed");
+    for (i = 0; i < p->n_preds; i++) {
+        const struct policy_pred *pp = &p->preds[i];
+
+        pbuf_add(b, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        pbuf_json_str(b, pp->def->name);
+        pbuf_printf(b, ", \"origin\": \"%s\", \"configuredNames\": ",
+                    origin_text(pp->origin));
+        names_out(b, pp->names, pp->n_names, true);
+        pbuf_add(b, ", \"v122Plugins\": ");
+        plugins_text(b, pp->def->plugins, KPE_MAX_PLUGINS, true);
+        pbuf_add(b, ", \"args\": ");
+        pred_args_out(b, &pp->args, true);
+        pbuf_add(b, "}");
+    }
+    pbuf_add(b, "\n  ],\n  \"priorities\": [");
+    for (i = 0; i < p->n_prios; i++) {
+        const struct policy_prio *u = &p->prios[i];
+
+        pbuf_add(b, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        pbuf_json_str(b, u->def->name);
+        pbuf_add(b, ", \"keys\": [");
+        for (k = 0; k < u->n_keys; k++) {
+            pbuf_add(b, k ? ", " : "");
+            pbuf_json_str(b, u->keys[k]->name);
+        }
+        pbuf_printf(b,
+                    "], \"weight\": %d, \"origin\": \"%s\", "
+                    "\"configuredNames\": ",
+                    (int)u->weight, origin_text(u->origin));
+        names_out(b, u->names, u->n_names, true);
+        pbuf_add(b, ", \"v122Plugins\": ");
+        plugins_text(b, u->def->plugins, 2, true);
+        pbuf_add(b, ", \"args\": ");
+        prio_args_out(b, &u->args, true);
+        pbuf_add(b, "}");
+    }
+    pbuf_add(b, "\n  ],\n  \"priorityEntries\": [");
+    for (i = 0; i < p->n_entries; i++) {
+        const struct policy_prio_entry_ref *r = &p->entries[i];
+
+        pbuf_add(b, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        pbuf_json_str(b, r->name);
+        pbuf_printf(b, ", \"weight\": %lld, \"key\": ", (long long)r->weight);
+        pbuf_json_str(b, r->def ? r->def->name : "");
+        pbuf_printf(b, ", \"dropped\": %s, \"overridden\": %s}",
+                    r->prio ? "false" : "true",
+                    r->overridden ? "true" : "false");
+    }
+    pbuf_add(b, "\n  ],\n  \"extenders\": [");
+    for (i = 0; i < p->n_extenders; i++) {
+        pbuf_add(b, i ? ", " : "");
+        pbuf_json_str(b, p->extenders[i]->url_prefix);
+    }
+    pbuf_printf(b,
+                "],\n  \"hardPodAffinitySymmetricWeight\": %d,\n"
+                "  \"effectiveHardPodAffinityWeight\": %d,\n"
+                "  \"alwaysCheckAllPredicates\": %s,\n  \"clusterData\": [",
+                (int)p->doc.hard_pod_affinity_symmetric_weight,
+                (int)p->hard_pod_affinity_weight,
+                p->always_check_all_predicates ? "true" : "false");
+    for (i = 0, k = 0; i < 9; i++) {
+        if (p->needs & (1u << i))
+            pbuf_printf(b, "%s\"%s\"", k++ ? ", " : "", needs_names[i]);
+    }
+    pbuf_add(b, "],\n  \"warnings\": [");
+    for (i = 0; i < p->n_warnings; i++) {
+        pbuf_add(b, i ? ", " : "");
+        pbuf_json_str(b, p->warnings[i]);
+    }
+    pbuf_add(b, "]\n}\n");
+}
+
+int policy_print_check(FILE *f, const struct policy *p, int json)
+{
+    struct pbuf b;
+    int rc = 0;
+
+    pbuf_init(&b);
+    if (json)
+        json_out(&b, p);
+    else
+        text_out(&b, p);
+    if (b.failed || !b.s || fputs(b.s, f) < 0)
+        rc = -1;
+    pbuf_free(&b);
+    return rc;
+}

@@ -1,0 +1,703 @@
+/*
+ * policy_resolve.c: a validated Policy document to the effective policy,
+ * as kube-scheduler v1.22's createFromPolicy and legacy_registry.go do it:
+ * argument counts, name resolution (aliases, custom arguments), folding of
+ * custom entries into one plugin, defaults for absent lists, mandatory
+ * predicates, run order, key weights (last wins) and plugin weights.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/policy.h"
+#include "policy/policy_buf.h"
+#include "policy/policy_internal.h"
+
+#define MAX_ROWS 64
+
+struct pred_slot {
+    bool on;
+    unsigned origin;
+    struct pred_args args;
+    struct policy_strlist names;
+};
+
+struct prio_slot {
+    bool on;
+    unsigned origin;
+    int64_t weight;
+    struct prio_args args;
+    struct policy_strlist names;
+};
+
+struct rctx {
+    struct policy *p;
+    struct err *e;
+    struct pred_slot preds[MAX_ROWS];
+    struct prio_slot prios[MAX_ROWS];
+    bool node_label_args;  /* a NodeLabelArgs object exists (v1.22) */
+    bool service_aff_args; /* a ServiceAffinityArgs object exists */
+    bool rtcr_args;
+    size_t *entry_key; /* per priority entry: row index, or SIZE_MAX */
+};
+
+static int push_name(struct rctx *c, struct policy_strlist *l, const char *name)
+{
+    size_t i;
+    const char **v;
+
+    for (i = 0; i < l->n; i++) {
+        if (!strcmp(l->v[i], name))
+            return 0;
+    }
+    v = arena_calloc(&c->p->arena, l->n + 1, sizeof(*v));
+    if (!v)
+        return err_set(c->e, "out of memory");
+    if (l->n)
+        memcpy(v, l->v, l->n * sizeof(*v));
+    v[l->n++] = name;
+    l->v = v;
+    return 0;
+}
+
+static const char *at(struct rctx *c, const struct policy_loc *loc,
+                      const char *field)
+{
+    return policy_loc_field(c->p, loc, field);
+}
+
+static bool row_allowed(struct rctx *c, unsigned legacy_flag, unsigned flags)
+{
+    return !(flags & legacy_flag) || (c->p->compat & POLICY_COMPAT_LEGACY);
+}
+
+/* "predicate type not found" with a hint and a suggestion. */
+static int pred_not_found(struct rctx *c, const struct policy_pred_entry *pe,
+                          const char *name)
+{
+    const struct pred_def *d = pred_lookup(name);
+    const char *sug;
+
+    if (d && (d->flags & PRED_LEGACY))
+        return err_set(c->e,
+                       "%s: predicate type not found for \"%s\" (v1.22 "
+                       "dropped it; load with `compat legacy` to accept "
+                       "policies written for older clusters)",
+                       at(c, &pe->loc, "name"), name);
+    sug = policy_suggest_predicate(name, c->p->compat);
+    return err_set(c->e, "%s: predicate type not found for \"%s\"%s%s%s",
+                   at(c, &pe->loc, "name"), name,
+                   sug ? "; did you mean \"" : "", sug ? sug : "",
+                   sug ? "\"?" : "");
+}
+
+static int resolve_pred_entry(struct rctx *c,
+                              const struct policy_pred_entry *pe)
+{
+    const struct policy_pred_arg *a = &pe->arg;
+    const char *name = pe->name ? pe->name : "";
+    const struct pred_def *d = pred_lookup(name);
+    struct pred_slot *s;
+    int n_args = 0;
+
+    if (pe->has_argument) {
+        n_args =
+            a->has_service_affinity + a->has_labels_presence + a->has_high_comm;
+        if (n_args != 1)
+            return err_set(c->e,
+                           "%s: exactly 1 predicate argument is required, "
+                           "numArgs: %d, predicate {%s <argument>}",
+                           at(c, &pe->loc, "argument"), n_args, name);
+    }
+    if (d && !row_allowed(c, PRED_LEGACY, d->flags))
+        d = NULL;
+    if (d && (d->flags & PRED_CUSTOM_ONLY) && pe->has_argument)
+        return err_set(c->e,
+                       "%s: \"%s\" is v1.22's internal key: v1.22 drops this "
+                       "entry's argument and then fails to start; give the "
+                       "entry a name of its own (e.g. \"My%s\")",
+                       at(c, &pe->loc, "name"), name, name);
+    if (d && d->args_kind == PRED_ARGS_HIGH_COMM && pe->has_argument &&
+        !a->has_high_comm)
+        return err_set(c->e, "%s: %s takes a highComm argument",
+                       at(c, &pe->loc, "argument"), name);
+    if (d && pe->has_argument && d->args_kind != PRED_ARGS_HIGH_COMM)
+        policy_warn(c->p,
+                    "%s: argument ignored: \"%s\" is a registered predicate "
+                    "(v1.22 ignores its argument too)",
+                    at(c, &pe->loc, "argument"), name);
+    if (!d) {
+        if (!pe->has_argument)
+            return pred_not_found(c, pe, name);
+        if (a->has_service_affinity)
+            d = pred_for_args_kind(PRED_ARGS_SERVICE_AFFINITY);
+        else if (a->has_labels_presence)
+            d = pred_for_args_kind(PRED_ARGS_NODE_LABEL);
+        else
+            d = pred_for_args_kind(PRED_ARGS_HIGH_COMM);
+        if (a->has_service_affinity)
+            c->service_aff_args = true;
+        if (a->has_labels_presence)
+            c->node_label_args = true;
+    }
+    s = &c->preds[pred_index(d)];
+    s->on = true;
+    s->origin |= POLICY_ORIGIN_FILE;
+    s->args.kind = d->args_kind;
+    if (d->parse_args && d->parse_args(pe->has_argument ? a : NULL,
+                                       &c->p->arena, &s->args, c->e)) {
+        err_prefix(c->e, "%s: ", at(c, &pe->loc, "argument"));
+        return -1;
+    }
+    return push_name(c, &s->names, name);
+}
+
+static int resolve_predicates(struct rctx *c)
+{
+    const struct policy_doc *d = &c->p->doc;
+    size_t n, i;
+    const struct pred_def *rows = pred_registry(&n);
+
+    if (d->predicates_mode == POLICY_LIST_DEFAULT) {
+        for (i = 0; i < n; i++) {
+            if (rows[i].flags & PRED_DEFAULT) {
+                c->preds[i].on = true;
+                c->preds[i].origin |= POLICY_ORIGIN_DEFAULT;
+            }
+        }
+    } else {
+        for (i = 0; i < d->n_preds; i++) {
+            if (resolve_pred_entry(c, &d->preds[i]))
+                return -1;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        if (rows[i].flags & PRED_MANDATORY) {
+            c->preds[i].on = true;
+            c->preds[i].origin |= POLICY_ORIGIN_MANDATORY;
+        }
+    }
+    return 0;
+}
+
+static int prio_not_found(struct rctx *c, const struct policy_prio_entry *pe,
+                          const char *name)
+{
+    const struct prio_def *d = prio_lookup(name);
+    const char *sug;
+
+    if (d && (d->flags & PRIO_LEGACY))
+        return err_set(c->e,
+                       "%s: priority type not found for \"%s\" (v1.22 "
+                       "dropped it; load with `compat legacy` to accept "
+                       "policies written for older clusters)",
+                       at(c, &pe->loc, "name"), name);
+    if (!strcmp(name, PRIO_NAME_RTCR_POLICY))
+        return err_set(c->e,
+                       "%s: priority type not found for \"%s\" (it needs a "
+                       "requestedToCapacityRatioArguments argument)",
+                       at(c, &pe->loc, "name"), name);
+    sug = policy_suggest_priority(name, c->p->compat);
+    return err_set(c->e, "%s: priority type not found for \"%s\"%s%s%s",
+                   at(c, &pe->loc, "name"), name,
+                   sug ? "; did you mean \"" : "", sug ? sug : "",
+                   sug ? "\"?" : "");
+}
+
+static const struct prio_def *custom_prio_row(struct rctx *c,
+                                              const struct policy_prio_arg *a)
+{
+    if (a->has_service_anti_affinity) {
+        c->service_aff_args = true;
+        return prio_for_args_kind(PRIO_ARGS_SERVICE_AFFINITY);
+    }
+    if (a->has_label_preference) {
+        c->node_label_args = true;
+        return prio_for_args_kind(PRIO_ARGS_NODE_LABEL);
+    }
+    if (a->has_rtcr) {
+        c->rtcr_args = true;
+        return prio_for_args_kind(PRIO_ARGS_RTCR);
+    }
+    return prio_for_args_kind(PRIO_ARGS_HIGH_COMM);
+}
+
+static int resolve_prio_entry(struct rctx *c, size_t idx)
+{
+    const struct policy_prio_entry *pe = &c->p->doc.prios[idx];
+    const struct policy_prio_arg *a = &pe->arg;
+    const char *name = pe->name ? pe->name : "";
+    const struct prio_def *d;
+    struct prio_slot *s;
+    int n_args;
+
+    c->entry_key[idx] = SIZE_MAX;
+    if (!strcmp(name, PRIO_NAME_EQUAL))
+        return 0; /* v1.22 skips it before resolution */
+    if (pe->has_argument) {
+        n_args = a->has_service_anti_affinity + a->has_label_preference +
+                 a->has_rtcr + a->has_high_comm;
+        if (n_args != 1)
+            return err_set(c->e,
+                           "%s: exactly 1 priority argument is required, "
+                           "numArgs: %d, priority {%s %lld <argument>}",
+                           at(c, &pe->loc, "argument"), n_args, name,
+                           (long long)pe->weight);
+    }
+    d = prio_lookup(name);
+    if (d && !row_allowed(c, PRIO_LEGACY, d->flags))
+        d = NULL;
+    if (d && (d->flags & PRIO_CUSTOM_ONLY) && pe->has_argument)
+        return err_set(c->e,
+                       "%s: \"%s\" is v1.22's internal key: v1.22 drops this "
+                       "entry's argument and then crashes or fails to start; "
+                       "give the entry a name of its own (e.g. \"My%s\")",
+                       at(c, &pe->loc, "name"), name, name);
+    if (d && d->args_kind == PRIO_ARGS_HIGH_COMM && pe->has_argument &&
+        !a->has_high_comm)
+        return err_set(c->e, "%s: %s takes a highComm argument",
+                       at(c, &pe->loc, "argument"), name);
+    if (d && pe->has_argument && d->args_kind != PRIO_ARGS_HIGH_COMM)
+        policy_warn(c->p,
+                    "%s: argument ignored: \"%s\" is a registered priority "
+                    "(v1.22 ignores its argument too)",
+                    at(c, &pe->loc, "argument"), name);
+    if (!d) {
+        if (!pe->has_argument)
+            return prio_not_found(c, pe, name);
+        d = custom_prio_row(c, a);
+    }
+    s = &c->prios[prio_index(d)];
+    s->on = true;
+    s->origin |= POLICY_ORIGIN_FILE;
+    s->weight = pe->weight; /* map assignment: the last entry wins */
+    if (s->args.kind == PRIO_ARGS_NONE)
+        s->args.kind = d->args_kind;
+    if (d->parse_args && d->parse_args(pe->has_argument ? a : NULL,
+                                       &c->p->arena, &s->args, c->e)) {
+        err_prefix(c->e, "%s: ", at(c, &pe->loc, "argument"));
+        return -1;
+    }
+    c->entry_key[idx] = prio_index(d);
+    return push_name(c, &s->names, name);
+}
+
+static int resolve_priorities(struct rctx *c)
+{
+    const struct policy_doc *d = &c->p->doc;
+    size_t n, i;
+    const struct prio_def *rows = prio_registry(&n);
+
+    if (d->priorities_mode == POLICY_LIST_DEFAULT) {
+        for (i = 0; i < n; i++) {
+            if (rows[i].flags & PRIO_DEFAULT) {
+                c->prios[i].on = true;
+                c->prios[i].origin = POLICY_ORIGIN_DEFAULT;
+                c->prios[i].weight = rows[i].default_weight;
+                c->prios[i].args.kind = rows[i].args_kind;
+            }
+        }
+        return 0;
+    }
+    c->entry_key = arena_calloc(&c->p->arena, d->n_prios ? d->n_prios : 1,
+                                sizeof(*c->entry_key));
+    if (!c->entry_key)
+        return err_set(c->e, "out of memory");
+    for (i = 0; i < d->n_prios; i++) {
+        if (resolve_prio_entry(c, i))
+            return -1;
+    }
+    return 0;
+}
+
+/* The file location of the first entry named `name`, for messages. */
+static const char *first_pred_at(struct rctx *c, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < c->p->doc.n_preds; i++) {
+        const struct policy_pred_entry *pe = &c->p->doc.preds[i];
+
+        if (pe->name && !strcmp(pe->name, name))
+            return at(c, &pe->loc, "name");
+    }
+    return "predicates";
+}
+
+static const char *first_prio_at(struct rctx *c, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < c->p->doc.n_prios; i++) {
+        const struct policy_prio_entry *pe = &c->p->doc.prios[i];
+
+        if (pe->name && !strcmp(pe->name, name))
+            return at(c, &pe->loc, "name");
+    }
+    return "priorities";
+}
+
+/*
+ * Internal keys named without a custom argument: v1.22 runs the plugin
+ * with the args some other entry produced, and crashes or fails to start
+ * when there are none. We refuse the second case.
+ */
+static int check_internal_keys(struct rctx *c)
+{
+    const struct pred_def *nl =
+        pred_lookup(PRED_NAME_CHECK_NODE_LABEL_PRESENCE);
+    const struct pred_def *sa = pred_lookup(PRED_NAME_CHECK_SERVICE_AFFINITY);
+    const struct prio_def *pnl = prio_lookup(PRIO_NAME_NODE_LABEL);
+    const struct prio_def *psa = prio_lookup(PRIO_NAME_SERVICE_AFFINITY);
+    const struct prio_def *prt = prio_lookup(PRIO_NAME_RTCR);
+    const char *why = "v1.22 would build its plugin without arguments and "
+                      "fail to start; use a custom name with an argument";
+
+    if (c->preds[pred_index(nl)].on && !c->node_label_args)
+        return err_set(c->e,
+                       "%s: predicate \"%s\" has no labelsPresence "
+                       "argument anywhere in the policy: %s",
+                       first_pred_at(c, nl->name), nl->name, why);
+    if (c->preds[pred_index(sa)].on && !c->service_aff_args)
+        return err_set(c->e,
+                       "%s: predicate \"%s\" has no serviceAffinity "
+                       "argument anywhere in the policy: %s",
+                       first_pred_at(c, sa->name), sa->name, why);
+    if (c->prios[prio_index(pnl)].on && !c->node_label_args)
+        return err_set(c->e,
+                       "%s: priority \"%s\" has no labelPreference "
+                       "argument anywhere in the policy: %s",
+                       first_prio_at(c, pnl->name), pnl->name, why);
+    if (c->prios[prio_index(psa)].on && !c->service_aff_args)
+        return err_set(c->e,
+                       "%s: priority \"%s\" has no serviceAntiAffinity "
+                       "argument anywhere in the policy: %s",
+                       first_prio_at(c, psa->name), psa->name, why);
+    if (c->prios[prio_index(prt)].on && !c->rtcr_args)
+        return err_set(c->e,
+                       "%s: priority \"%s\" has no "
+                       "requestedToCapacityRatioArguments argument: %s",
+                       first_prio_at(c, prt->name), prt->name, why);
+    return 0;
+}
+
+/* validateNoConflict of ValidateNodeLabelArgs (index j of the last match). */
+static void label_conflicts(struct pbuf *b, size_t *n,
+                            const struct policy_strlist *present,
+                            const struct policy_strlist *absent,
+                            const char *ppath, const char *apath)
+{
+    size_t i, j;
+
+    for (i = 0; i < absent->n; i++) {
+        size_t hit = SIZE_MAX;
+
+        for (j = 0; j < present->n; j++) {
+            if (!strcmp(present->v[j], absent->v[i]))
+                hit = j;
+        }
+        if (hit == SIZE_MAX)
+            continue;
+        pbuf_add(b, (*n)++ ? ", " : "");
+        pbuf_printf(b, "%s[%zu]: Invalid value: ", ppath, hit);
+        pbuf_go_quote(b, absent->v[i]);
+        pbuf_printf(b, ": conflict with %s[%zu]", apath, i);
+    }
+}
+
+static int check_node_label_args(struct rctx *c)
+{
+    const struct pred_slot *ps =
+        &c->preds[pred_index(pred_lookup(PRED_NAME_CHECK_NODE_LABEL_PRESENCE))];
+    const struct prio_slot *rs =
+        &c->prios[prio_index(prio_lookup(PRIO_NAME_NODE_LABEL))];
+    struct policy_strlist empty = { NULL, 0 };
+    struct pbuf b;
+    size_t n = 0;
+    int rc = 0;
+
+    if (!ps->on && !rs->on)
+        return 0;
+    pbuf_init(&b);
+    label_conflicts(&b, &n, ps->on ? &ps->args.u.node_label.present : &empty,
+                    ps->on ? &ps->args.u.node_label.absent : &empty,
+                    "presentLabels", "absentLabels");
+    label_conflicts(&b, &n, rs->on ? &rs->args.u.node_label.present : &empty,
+                    rs->on ? &rs->args.u.node_label.absent : &empty,
+                    "presentLabelsPreference", "absentLabelsPreference");
+    if (n)
+        rc =
+            err_set(c->e, n > 1 ? "NodeLabel args: [%s]" : "NodeLabel args: %s",
+                    b.s ? b.s : "");
+    pbuf_free(&b);
+    return rc;
+}
+
+/* v1.22 needs NodeResourcesFit args to push ignoredByScheduler names. */
+static int check_ignored_resources(struct rctx *c)
+{
+    const struct policy_doc *d = &c->p->doc;
+    bool fit =
+        c->preds[pred_index(pred_lookup(PRED_NAME_GENERAL_PREDICATES))].on ||
+        c->preds[pred_index(pred_lookup(PRED_NAME_POD_FITS_RESOURCES))].on;
+    size_t i, j;
+
+    for (i = 0; i < d->n_extenders && !fit; i++) {
+        for (j = 0; j < d->extenders[i].n_managed_resources; j++) {
+            if (d->extenders[i].managed_resources[j].ignored_by_scheduler)
+                return err_set(
+                    c->e,
+                    "extenders[%zu].managedResources[%zu].ignoredByScheduler: "
+                    "can't find NodeResourcesFitArgs in plugin config (v1.22 "
+                    "refuses ignoredByScheduler when neither GeneralPredicates "
+                    "nor PodFitsResources is enabled)",
+                    i, j);
+        }
+    }
+    return 0;
+}
+
+static int build_preds(struct rctx *c)
+{
+    size_t n, i, k = 0;
+    const struct pred_def *rows = pred_registry(&n);
+    struct policy *p = c->p;
+
+    p->preds = arena_calloc(&p->arena, n, sizeof(*p->preds));
+    if (!p->preds)
+        return err_set(c->e, "out of memory");
+    for (i = 0; i < n; i++) {
+        struct policy_pred *pp;
+
+        if (!c->preds[i].on)
+            continue;
+        pp = &p->preds[k++];
+        pp->def = &rows[i];
+        pp->args = c->preds[i].args;
+        pp->args.kind = rows[i].args_kind;
+        if (rows[i].args_kind == PRED_ARGS_HIGH_COMM &&
+            !pp->args.u.high_comm.pod_label &&
+            policy_high_comm_args(NULL, &pp->args.u.high_comm.pod_label,
+                                  &pp->args.u.high_comm.node_label,
+                                  &pp->args.u.high_comm.node_label_value, c->e))
+            return -1;
+        pp->names = c->preds[i].names.v;
+        pp->n_names = c->preds[i].names.n;
+        pp->origin = c->preds[i].origin;
+        p->needs |= rows[i].needs;
+    }
+    p->n_preds = k;
+    return 0;
+}
+
+static struct policy_resource cpu_memory[] = {
+    { "cpu", 1 },
+    { "memory", 1 },
+};
+
+/* The plugin weight v1.22 computes for one key. */
+static int unit_weight(struct rctx *c, const struct prio_def *d,
+                       const struct prio_slot *s, int32_t *out)
+{
+    int64_t w = (int32_t)s->weight, count = 1;
+
+    if (d->flags & PRIO_WEIGHT_LABELS) {
+        if (d->args_kind == PRIO_ARGS_NODE_LABEL)
+            count = (int64_t)(s->args.u.node_label.present.n +
+                              s->args.u.node_label.absent.n);
+        else
+            count = (int64_t)s->args.u.service_affinity.labels.n;
+        if (w * count > INT32_MAX)
+            return err_set(c->e,
+                           "%s: weight %lld x %lld custom entries = %lld is "
+                           "above 2147483647: v1.22 would wrap the plugin "
+                           "weight; use a smaller weight",
+                           first_prio_at(c, s->names.n ? s->names.v[0] : ""),
+                           (long long)w, (long long)count,
+                           (long long)(w * count));
+    }
+    w *= count;
+    *out = w == 0 ? 1 : (int32_t)w; /* the framework turns 0 into 1 */
+    return 0;
+}
+
+static int build_prios(struct rctx *c)
+{
+    size_t n, i, k = 0;
+    const struct prio_def *rows = prio_registry(&n);
+    const struct prio_def *sel = prio_lookup(PRIO_NAME_SELECTOR_SPREAD);
+    const struct prio_def *even = prio_lookup(PRIO_NAME_EVEN_PODS_SPREAD);
+    struct policy *p = c->p;
+    bool sel_on = c->prios[prio_index(sel)].on;
+
+    p->prios = arena_calloc(&p->arena, n, sizeof(*p->prios));
+    if (!p->prios)
+        return err_set(c->e, "out of memory");
+    for (i = 0; i < n; i++) {
+        struct prio_slot *s = &c->prios[i];
+        struct policy_prio *u;
+
+        if (!s->on || (&rows[i] == sel && c->prios[prio_index(even)].on))
+            continue;
+        u = &p->prios[k++];
+        u->def = &rows[i];
+        u->keys[u->n_keys++] = &rows[i];
+        u->key_weight = s->weight;
+        u->args = s->args;
+        u->args.kind = rows[i].args_kind;
+        u->names = s->names.v;
+        u->n_names = s->names.n;
+        u->origin = s->origin;
+        p->needs |= rows[i].needs;
+        if (unit_weight(c, &rows[i], s, &u->weight))
+            return -1;
+        switch (rows[i].args_kind) {
+        case PRIO_ARGS_TOPOLOGY_SPREAD:
+            /* EvenPodsSpreadPriority sorts first: its weight is kept even
+             * when SelectorSpreadPriority also maps here (9.3 quirk); the
+             * System defaulting of SelectorSpreadPriority wins. */
+            u->args.u.spread.defaulting =
+                sel_on ? PRIO_SPREAD_SYSTEM : PRIO_SPREAD_LIST;
+            if (&rows[i] == even && sel_on) {
+                const struct prio_slot *ss = &c->prios[prio_index(sel)];
+                size_t j;
+
+                u->keys[u->n_keys++] = sel;
+                u->origin |= ss->origin;
+                p->needs |= sel->needs;
+                for (j = 0; j < ss->names.n; j++) {
+                    struct policy_strlist l = { u->names, u->n_names };
+
+                    if (push_name(c, &l, ss->names.v[j]))
+                        return -1;
+                    u->names = l.v;
+                    u->n_names = l.n;
+                }
+            }
+            break;
+        case PRIO_ARGS_INTER_POD:
+            u->args.u.inter_pod.hard_pod_affinity_weight =
+                p->hard_pod_affinity_weight;
+            break;
+        case PRIO_ARGS_RESOURCES:
+            u->args.u.resources.resources = cpu_memory;
+            u->args.u.resources.n_resources = 2;
+            break;
+        case PRIO_ARGS_HIGH_COMM:
+            if (!u->args.u.high_comm.pod_label &&
+                policy_high_comm_args(NULL, &u->args.u.high_comm.pod_label,
+                                      &u->args.u.high_comm.node_label,
+                                      &u->args.u.high_comm.node_label_value,
+                                      c->e))
+                return -1;
+            break;
+        default:
+            break;
+        }
+    }
+    p->n_prios = k;
+    return 0;
+}
+
+/* The configured priority entries by their own names (for explain). */
+static int build_entries(struct rctx *c)
+{
+    struct policy *p = c->p;
+    const struct policy_doc *d = &p->doc;
+    size_t n, i, j, u;
+    const struct prio_def *rows = prio_registry(&n);
+
+    if (d->priorities_mode == POLICY_LIST_DEFAULT || d->n_prios == 0)
+        return 0;
+    p->entries = arena_calloc(&p->arena, d->n_prios, sizeof(*p->entries));
+    if (!p->entries)
+        return err_set(c->e, "out of memory");
+    for (i = 0; i < d->n_prios; i++) {
+        struct policy_prio_entry_ref *r = &p->entries[i];
+        size_t key = c->entry_key[i];
+
+        r->name = d->prios[i].name ? d->prios[i].name : "";
+        r->weight = d->prios[i].weight;
+        if (key == SIZE_MAX) {
+            r->def = prio_lookup(PRIO_NAME_EQUAL);
+            continue;
+        }
+        r->def = &rows[key];
+        for (u = 0; u < p->n_prios && !r->prio; u++) {
+            for (j = 0; j < p->prios[u].n_keys; j++) {
+                if (p->prios[u].keys[j] == r->def)
+                    r->prio = &p->prios[u];
+            }
+        }
+        for (j = i + 1; j < d->n_prios; j++) {
+            if (c->entry_key[j] == key &&
+                d->prios[i].weight != d->prios[j].weight)
+                r->overridden = true;
+        }
+    }
+    p->n_entries = d->n_prios;
+    return 0;
+}
+
+/* v1.22 calls non-ignorable extenders first, then the ignorable ones. */
+static int order_extenders(struct rctx *c)
+{
+    struct policy *p = c->p;
+    const struct policy_doc *d = &p->doc;
+    size_t i, k = 0;
+    int pass;
+
+    if (!d->n_extenders)
+        return 0;
+    p->extenders =
+        arena_calloc(&p->arena, d->n_extenders, sizeof(*p->extenders));
+    if (!p->extenders)
+        return err_set(c->e, "out of memory");
+    for (pass = 0; pass < 2; pass++) {
+        for (i = 0; i < d->n_extenders; i++) {
+            if (d->extenders[i].ignorable == (pass == 1))
+                p->extenders[k++] = &d->extenders[i];
+        }
+    }
+    p->n_extenders = k;
+    return 0;
+}
+
+int policy_resolve(struct policy *p, struct err *e)
+{
+    struct rctx *c = calloc(1, sizeof(*c));
+    size_t n1, n2;
+    int rc;
+
+    pred_registry(&n1);
+    prio_registry(&n2);
+    if (!c || n1 > MAX_ROWS || n2 > MAX_ROWS) {
+        free(c);
+        return err_set(e, "out of memory");
+    }
+    c->p = p;
+    c->e = e;
+    p->hard_pod_affinity_weight =
+        p->doc.hard_pod_affinity_symmetric_weight
+            ? p->doc.hard_pod_affinity_symmetric_weight
+            : 1;
+    p->always_check_all_predicates = p->doc.always_check_all_predicates;
+    rc = resolve_predicates(c);
+    if (!rc)
+        rc = resolve_priorities(c);
+    if (!rc)
+        rc = check_internal_keys(c);
+    if (!rc)
+        rc = check_node_label_args(c);
+    if (!rc)
+        rc = check_ignored_resources(c);
+    if (!rc)
+        rc = build_preds(c);
+    if (!rc)
+        rc = build_prios(c);
+    if (!rc)
+        rc = build_entries(c);
+    if (!rc)
+        rc = order_extenders(c);
+    free(c);
+    return rc;
+}

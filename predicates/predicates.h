@@ -1,0 +1,163 @@
+/*
+ * predicates.h: the predicate registry. One static const row per Policy
+ * predicate name (predicates/registry.c), in kube-scheduler v1.22's run
+ * order (legacy_registry.go predicateOrdering), with the names v1.22
+ * dropped (loaded only with `compat legacy`) and our own predicates
+ * interleaved. Name strings are defined once, here.
+ */
+#ifndef PREDICATES_PREDICATES_H
+#define PREDICATES_PREDICATES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kube/arena.h"
+#include "kube/err.h"
+#include "policy/policy_doc.h"
+
+/* ---- names: v1.22 (legacy_registry.go) ---- */
+#define PRED_NAME_CHECK_NODE_UNSCHEDULABLE  "CheckNodeUnschedulable"
+#define PRED_NAME_GENERAL_PREDICATES        "GeneralPredicates"
+#define PRED_NAME_HOST_NAME                 "HostName"
+#define PRED_NAME_POD_FITS_HOST_PORTS       "PodFitsHostPorts"
+#define PRED_NAME_MATCH_NODE_SELECTOR       "MatchNodeSelector"
+#define PRED_NAME_POD_FITS_RESOURCES        "PodFitsResources"
+#define PRED_NAME_NO_DISK_CONFLICT          "NoDiskConflict"
+#define PRED_NAME_POD_TOLERATES_NODE_TAINTS "PodToleratesNodeTaints"
+#define PRED_NAME_CHECK_NODE_LABEL_PRESENCE "CheckNodeLabelPresence"
+#define PRED_NAME_CHECK_SERVICE_AFFINITY    "CheckServiceAffinity"
+#define PRED_NAME_MAX_EBS_VOLUME_COUNT      "MaxEBSVolumeCount"
+#define PRED_NAME_MAX_GCE_PD_VOLUME_COUNT   "MaxGCEPDVolumeCount"
+#define PRED_NAME_MAX_CSI_VOLUME_COUNT      "MaxCSIVolumeCountPred"
+#define PRED_NAME_MAX_AZURE_DISK_COUNT      "MaxAzureDiskVolumeCount"
+#define PRED_NAME_MAX_CINDER_VOLUME_COUNT   "MaxCinderVolumeCount"
+#define PRED_NAME_CHECK_VOLUME_BINDING      "CheckVolumeBinding"
+#define PRED_NAME_NO_VOLUME_ZONE_CONFLICT   "NoVolumeZoneConflict"
+#define PRED_NAME_EVEN_PODS_SPREAD          "EvenPodsSpread"
+#define PRED_NAME_MATCH_INTER_POD_AFFINITY  "MatchInterPodAffinity"
+/* v1.22 alias: "PodFitsPorts" is read as PodFitsHostPorts. */
+#define PRED_NAME_POD_FITS_PORTS "PodFitsPorts"
+
+/* ---- names v1.22 no longer registers (v1.8 .. v1.16 trees) ---- */
+#define PRED_NAME_CHECK_NODE_CONDITION       "CheckNodeCondition"
+#define PRED_NAME_NO_EXECUTE_TAINTS          "PodToleratesNodeNoExecuteTaints"
+#define PRED_NAME_CHECK_NODE_MEMORY_PRESSURE "CheckNodeMemoryPressure"
+#define PRED_NAME_CHECK_NODE_PID_PRESSURE    "CheckNodePIDPressure"
+#define PRED_NAME_CHECK_NODE_DISK_PRESSURE   "CheckNodeDiskPressure"
+#define PRED_NAME_NO_VOLUME_NODE_CONFLICT    "NoVolumeNodeConflict"
+
+/* ---- our predicates ---- */
+#define PRED_NAME_POD_FITS_HOST_NEW       "PodFitsHostNew"
+#define PRED_NAME_CUSTOM_PREDICATE_POLICY "CustomPredicatePolicy"
+#define PRED_NAME_HIGH_COMM               "HighCommPodFilter"
+#define PRED_HIGH_COMM_DEFAULT_POD_LABEL  "high-comm"
+#define PRED_HIGH_COMM_DEFAULT_NODE_LABEL "node.kubernetes.io/rdma-enabled"
+#define PRED_HIGH_COMM_DEFAULT_NODE_VALUE "true"
+
+/* ---- row flags ---- */
+#define PRED_MANDATORY   0x01u /* always added (v1.22 mandatoryPredicates) */
+#define PRED_DEFAULT     0x02u /* in the set used when `predicates` is absent */
+#define PRED_LEGACY      0x04u /* dropped before v1.22: needs compat legacy */
+#define PRED_EXTENSION   0x08u /* ours: no v1.22 plugin, served by extender */
+#define PRED_CUSTOM_ONLY 0x10u /* v1.22 key reached through an argument */
+
+/*
+ * Cluster data a predicate or priority reads, so a server fetches only what
+ * the loaded policy needs. Shared with priorities.h.
+ */
+#define KPE_NEED_PODS_ON_NODE    0x001u
+#define KPE_NEED_ALL_PODS        0x002u
+#define KPE_NEED_SERVICES        0x004u
+#define KPE_NEED_CONTROLLERS     0x008u /* RCs, ReplicaSets, StatefulSets */
+#define KPE_NEED_PVS             0x010u
+#define KPE_NEED_PVCS            0x020u
+#define KPE_NEED_STORAGE_CLASSES 0x040u
+#define KPE_NEED_CSINODES        0x080u
+#define KPE_NEED_NAMESPACES      0x100u
+
+/* Framework extension points, for the v1.22 plugin a name maps to. */
+#define KPE_EP_PREFILTER 0x01u
+#define KPE_EP_FILTER    0x02u
+#define KPE_EP_PRESCORE  0x04u
+#define KPE_EP_SCORE     0x08u
+#define KPE_EP_RESERVE   0x10u
+#define KPE_EP_PREBIND   0x20u
+
+struct kpe_plugin_ref {
+    const char *name; /* v1.22 plugin name; NULL ends the list */
+    unsigned points;  /* KPE_EP_* */
+};
+
+#define KPE_MAX_PLUGINS 4
+
+/* ---- typed arguments, produced at load time ---- */
+
+enum pred_args_kind {
+    PRED_ARGS_NONE = 0,
+    PRED_ARGS_NODE_LABEL,       /* CheckNodeLabelPresence (NodeLabel) */
+    PRED_ARGS_SERVICE_AFFINITY, /* CheckServiceAffinity */
+    PRED_ARGS_HIGH_COMM,        /* HighCommPodFilter */
+};
+
+struct pred_args {
+    enum pred_args_kind kind;
+    union {
+        struct {
+            struct policy_strlist present; /* presentLabels */
+            struct policy_strlist absent;  /* absentLabels */
+        } node_label;
+        struct {
+            struct policy_strlist labels; /* affinityLabels */
+        } service_affinity;
+        struct {
+            const char *pod_label;
+            const char *node_label;
+            const char *node_label_value;
+        } high_comm;
+    } u;
+};
+
+/*
+ * Turn one entry's `argument` (NULL: none given) into typed arguments in
+ * `out` (kind preset by the caller to the row's kind, members zero), or
+ * merge it into `out` when an earlier entry already filled it. Strings are
+ * copied into `a`. Returns 0, or -1 with e set (no location prefix).
+ */
+typedef int pred_parse_args_fn(const struct policy_pred_arg *arg,
+                               struct arena *a, struct pred_args *out,
+                               struct err *e);
+
+struct pred_def {
+    const char *name; /* PRED_NAME_* */
+    unsigned flags;   /* PRED_* */
+    unsigned needs;   /* KPE_NEED_* */
+    enum pred_args_kind args_kind;
+    pred_parse_args_fn *parse_args; /* NULL: takes no argument */
+    struct kpe_plugin_ref plugins[KPE_MAX_PLUGINS]; /* v1.22 plugins */
+    /* The predicates work adds `pred_fn *fn;` here, as the last member. */
+};
+
+struct pred_alias {
+    const char *name;
+    const char *target;
+};
+
+/* The rows in run order; *n gets their count. */
+const struct pred_def *pred_registry(size_t *n);
+
+/* Aliases (PodFitsPorts, CustomPredicatePolicy); *n gets their count. */
+const struct pred_alias *pred_aliases(size_t *n);
+
+/* The row for a name (aliases resolved), or NULL. */
+const struct pred_def *pred_lookup(const char *name);
+
+/* The row producing typed args of `kind`, or NULL. */
+const struct pred_def *pred_for_args_kind(enum pred_args_kind kind);
+
+/* Index of a row in pred_registry() (its run position). */
+size_t pred_index(const struct pred_def *d);
+
+/* v1.22's predicateOrdering, for tests; *n gets its length (19). */
+const char *const *pred_v122_ordering(size_t *n);
+
+#endif

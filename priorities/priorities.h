@@ -1,0 +1,141 @@
+/*
+ * priorities.h: the priority registry. One static const row per Policy
+ * priority key (priorities/registry.c), sorted byte-wise as kube-scheduler
+ * v1.22 generates score plugins (legacy_registry.go AppendPriorityConfigs),
+ * with the names v1.22 dropped (compat legacy only) and our own priorities.
+ */
+#ifndef PRIORITIES_PRIORITIES_H
+#define PRIORITIES_PRIORITIES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kube/arena.h"
+#include "kube/err.h"
+#include "policy/policy_doc.h"
+#include "predicates/predicates.h" /* KPE_NEED_*, KPE_EP_*, plugin refs */
+
+/* ---- names: v1.22 (legacy_registry.go) ---- */
+#define PRIO_NAME_EQUAL                  "EqualPriority"
+#define PRIO_NAME_MOST_REQUESTED         "MostRequestedPriority"
+#define PRIO_NAME_RTCR_POLICY            "RequestedToCapacityRatioPriority"
+#define PRIO_NAME_SELECTOR_SPREAD        "SelectorSpreadPriority"
+#define PRIO_NAME_SERVICE_SPREADING      "ServiceSpreadingPriority"
+#define PRIO_NAME_INTER_POD_AFFINITY     "InterPodAffinityPriority"
+#define PRIO_NAME_LEAST_REQUESTED        "LeastRequestedPriority"
+#define PRIO_NAME_BALANCED_ALLOCATION    "BalancedResourceAllocation"
+#define PRIO_NAME_NODE_PREFER_AVOID_PODS "NodePreferAvoidPodsPriority"
+#define PRIO_NAME_NODE_AFFINITY          "NodeAffinityPriority"
+#define PRIO_NAME_TAINT_TOLERATION       "TaintTolerationPriority"
+#define PRIO_NAME_IMAGE_LOCALITY         "ImageLocalityPriority"
+#define PRIO_NAME_EVEN_PODS_SPREAD       "EvenPodsSpreadPriority"
+/* v1.22's internal keys, reached through custom arguments. */
+#define PRIO_NAME_RTCR             "RequestedToCapacityRatio"
+#define PRIO_NAME_NODE_LABEL       "NodeLabel"
+#define PRIO_NAME_SERVICE_AFFINITY "ServiceAffinity"
+
+/* ---- dropped before v1.22 (v1.12 .. v1.18, feature-gated) ---- */
+#define PRIO_NAME_RESOURCE_LIMITS "ResourceLimitsPriority"
+
+/* ---- ours ---- */
+#define PRIO_NAME_CUSTOM_PRIORITY_POLICY "CustomPriorityPolicy"
+#define PRIO_NAME_RDMA_AWARE             "RdmaAwarePriority"
+
+/* ---- row flags ---- */
+#define PRIO_DEFAULT       0x01u /* in the set used when `priorities` is absent */
+#define PRIO_SKIPPED       0x02u /* EqualPriority: validated, then dropped */
+#define PRIO_CUSTOM_ONLY   0x04u /* internal key: needs folded custom args */
+#define PRIO_LEGACY        0x08u /* dropped before v1.22: needs compat legacy */
+#define PRIO_EXTENSION     0x10u /* ours: no v1.22 plugin */
+#define PRIO_WEIGHT_LABELS 0x20u /* plugin weight = weight x label count */
+
+/* ---- typed arguments ---- */
+
+enum prio_args_kind {
+    PRIO_ARGS_NONE = 0,
+    PRIO_ARGS_NODE_LABEL,       /* NodeLabel: label preferences */
+    PRIO_ARGS_SERVICE_AFFINITY, /* ServiceAffinity: anti-affinity labels */
+    PRIO_ARGS_RTCR,             /* RequestedToCapacityRatio */
+    PRIO_ARGS_RESOURCES,        /* Least/MostAllocated: cpu=1, memory=1 */
+    PRIO_ARGS_TOPOLOGY_SPREAD,  /* PodTopologySpread defaulting */
+    PRIO_ARGS_INTER_POD,        /* InterPodAffinity hardPodAffinityWeight */
+    PRIO_ARGS_HIGH_COMM,        /* CustomPriorityPolicy */
+};
+
+enum prio_spread_defaulting {
+    PRIO_SPREAD_SYSTEM = 0, /* SelectorSpreadPriority: system defaults */
+    PRIO_SPREAD_LIST,       /* EvenPodsSpreadPriority alone: none */
+};
+
+struct prio_args {
+    enum prio_args_kind kind;
+    union {
+        struct {
+            struct policy_strlist present; /* presentLabelsPreference */
+            struct policy_strlist absent;  /* absentLabelsPreference */
+        } node_label;
+        struct {
+            struct policy_strlist labels; /* antiAffinityLabelsPreference */
+        } service_affinity;
+        struct {
+            struct policy_shape_point *shape; /* score 0..10 as written */
+            size_t n_shape;
+            struct policy_resource *resources;
+            size_t n_resources;
+        } rtcr;
+        struct {
+            struct policy_resource *resources;
+            size_t n_resources;
+        } resources;
+        struct {
+            enum prio_spread_defaulting defaulting;
+        } spread;
+        struct {
+            int32_t hard_pod_affinity_weight;
+        } inter_pod;
+        struct {
+            const char *pod_label;
+            const char *node_label;
+            const char *node_label_value;
+        } high_comm;
+    } u;
+};
+
+/* As pred_parse_args_fn, for one priority entry's argument. */
+typedef int prio_parse_args_fn(const struct policy_prio_arg *arg,
+                               struct arena *a, struct prio_args *out,
+                               struct err *e);
+
+struct prio_def {
+    const char *name;       /* PRIO_NAME_*: the resolved key */
+    unsigned flags;         /* PRIO_* */
+    int64_t default_weight; /* weight in the v1.22 default set; 0: none */
+    unsigned needs;         /* KPE_NEED_* */
+    enum prio_args_kind args_kind;
+    prio_parse_args_fn *parse_args;   /* NULL: takes no argument */
+    struct kpe_plugin_ref plugins[2]; /* the v1.22 plugin */
+    /* The priorities work adds `prio_fn *fn;` (and normalize) here. */
+};
+
+struct prio_alias {
+    const char *name;
+    const char *target;
+};
+
+/* Rows sorted by name (= v1.22 plugin generation order). */
+const struct prio_def *prio_registry(size_t *n);
+
+/* ServiceSpreadingPriority, RdmaAwarePriority. */
+const struct prio_alias *prio_aliases(size_t *n);
+
+/* The row for a name (aliases resolved), or NULL. */
+const struct prio_def *prio_lookup(const char *name);
+
+/* The row producing typed args of `kind` from a custom argument, or NULL. */
+const struct prio_def *prio_for_args_kind(enum prio_args_kind kind);
+
+/* Index of a row in prio_registry(). */
+size_t prio_index(const struct prio_def *d);
+
+#endif

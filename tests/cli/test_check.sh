@@ -1,0 +1,54 @@
+#!/bin/sh
+# test_check.sh: `kube-policy-extender check` exit codes and output
+# (golden files in tests/golden/check/).
+. "$(dirname "$0")/lib.sh"
+G=tests/golden/check
+
+for name in v122-defaults reference-10.2-custom seed-002-custom \
+    openshift-region-zone high-comm-rdma extenders-tls compat-1.1; do
+    run "check $name" 0 "$KPE_BIN" check "tests/policies/$name.json"
+    golden "check $name" "$G/$name.txt"
+done
+
+run "check INI form" 0 "$KPE_BIN" check tests/policies/reference-10.2-custom.ini
+golden "check INI form" "$G/reference-10.2-custom.ini.txt"
+
+run "check --output json" 0 "$KPE_BIN" check --output json \
+    tests/policies/reference-10.2-custom.json
+golden "check --output json" "$G/reference-10.2-custom.json.json"
+run "check --output json is JSON" 0 python3 -c \
+    'import json,sys; d=json.load(open(sys.argv[1])); assert d["valid"]' \
+    "$G/reference-10.2-custom.json.json"
+
+run "legacy policy without compat" 1 "$KPE_BIN" check \
+    tests/policies/legacy/v1.13-defaults.json
+contains "legacy refusal keeps v1.22's text" err \
+    'predicate type not found for "CheckNodeCondition"'
+run "legacy policy with --compat legacy" 0 "$KPE_BIN" check --compat legacy \
+    tests/policies/legacy/v1.13-defaults.json
+golden "legacy policy with --compat legacy" "$G/legacy-v1.13-defaults.txt"
+
+printf '%s' '{"kind":"Policy","apiVersion":"v1","predicates":[{"name":"PodFitsHostNw"}]}' \
+    >"$T_TMP/bad.json"
+run "invalid policy" 1 "$KPE_BIN" check "$T_TMP/bad.json"
+contains "invalid policy: location and suggestion" err \
+    'bad.json: predicates[0].name: predicate type not found for "PodFitsHostNw"; did you mean "PodFitsHostNew"?'
+run "invalid policy, --output json" 1 "$KPE_BIN" check --output json \
+    "$T_TMP/bad.json"
+contains "invalid policy, JSON verdict" out '"valid": false'
+
+printf '%s' '{"kind":"Policy","apiVersion":"v1","predicate":[]}' >"$T_TMP/warn.json"
+run "unknown key warns" 0 "$KPE_BIN" check "$T_TMP/warn.json"
+contains "warning on stderr" err \
+    'warning: '"$T_TMP"'/warn.json: predicate: unknown field "predicate" ignored (v1.22 ignores it); did you mean "predicates"?'
+
+run "no policy is a usage error" 2 "$KPE_BIN" check
+run "bad --output is a usage error" 2 "$KPE_BIN" check --output yaml \
+    tests/policies/v122-defaults.json
+run "unknown option is a usage error" 2 "$KPE_BIN" check --frobnicate x \
+    tests/policies/v122-defaults.json
+run "bad --compat is a usage error" 2 "$KPE_BIN" check --compat old \
+    tests/policies/v122-defaults.json
+run "missing file" 1 "$KPE_BIN" check tests/policies/does-not-exist.json
+run "--help" 0 "$KPE_BIN" check --help
+finish

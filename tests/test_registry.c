@@ -1,0 +1,273 @@
+/*
+ * test_registry.c: the predicate and priority registries: unique names,
+ * well-formed rows, run order = v1.22 predicateOrdering, priority rows in
+ * v1.22's sorted generation order, defaults and weights as in
+ * legacy_registry.go (NewLegacyRegistry).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "predicates/predicates.h"
+#include "priorities/priorities.h"
+
+static void predicate_names_should_be_unique_including_aliases(void **state)
+{
+    size_t n, na, i, j;
+    const struct pred_def *r = pred_registry(&n);
+    const struct pred_alias *al = pred_aliases(&na);
+
+    (void)state;
+    for (i = 0; i < n; i++) {
+        for (j = i + 1; j < n; j++) {
+            if (!strcmp(r[i].name, r[j].name))
+                fail_msg("predicate %s registered twice", r[i].name);
+        }
+        for (j = 0; j < na; j++) {
+            if (!strcmp(r[i].name, al[j].name))
+                fail_msg("alias %s shadows a row", al[j].name);
+        }
+    }
+    for (j = 0; j < na; j++) {
+        const struct pred_def *t = pred_lookup(al[j].target);
+
+        if (!t || strcmp(t->name, al[j].target))
+            fail_msg("alias %s -> %s has no row", al[j].name, al[j].target);
+        if (pred_lookup(al[j].name) != t)
+            fail_msg("alias %s does not resolve", al[j].name);
+    }
+}
+
+static void priority_names_should_be_unique_and_sorted(void **state)
+{
+    size_t n, na, i, j;
+    const struct prio_def *r = prio_registry(&n);
+    const struct prio_alias *al = prio_aliases(&na);
+
+    (void)state;
+    for (i = 1; i < n; i++) {
+        if (strcmp(r[i - 1].name, r[i].name) >= 0)
+            fail_msg("priority rows not in byte order at %s, %s", r[i - 1].name,
+                     r[i].name);
+    }
+    for (j = 0; j < na; j++) {
+        if (prio_lookup(al[j].name) != prio_lookup(al[j].target) ||
+            !prio_lookup(al[j].target))
+            fail_msg("alias %s -> %s does not resolve", al[j].name,
+                     al[j].target);
+        for (i = 0; i < n; i++) {
+            if (!strcmp(r[i].name, al[j].name))
+                fail_msg("alias %s shadows a row", al[j].name);
+        }
+    }
+}
+
+/* Every non-legacy, non-extension row in v1.22's predicateOrdering order. */
+static void predicate_rows_should_follow_v122_ordering(void **state)
+{
+    size_t n, no, i, k = 0;
+    const struct pred_def *r = pred_registry(&n);
+    const char *const *ord = pred_v122_ordering(&no);
+
+    (void)state;
+    assert_int_equal(no, 19);
+    for (i = 0; i < n; i++) {
+        if (r[i].flags & (PRED_LEGACY | PRED_EXTENSION))
+            continue;
+        if (k >= no || strcmp(r[i].name, ord[k]))
+            fail_msg("row %zu is %s, v1.22 runs %s there", i, r[i].name,
+                     k < no ? ord[k] : "(nothing)");
+        k++;
+    }
+    assert_int_equal(k, no);
+}
+
+static void rows_should_be_well_formed(void **state)
+{
+    size_t n, i, j;
+    const struct pred_def *r = pred_registry(&n);
+    const struct prio_def *q;
+
+    (void)state;
+    for (i = 0; i < n; i++) {
+        bool has_plugin = r[i].plugins[0].name != NULL;
+
+        if (!r[i].name || !*r[i].name)
+            fail_msg("predicate row %zu has no name", i);
+        if (has_plugin == !!(r[i].flags & (PRED_LEGACY | PRED_EXTENSION)))
+            fail_msg("%s: v1.22 rows map to plugins, others must not",
+                     r[i].name);
+        if ((r[i].args_kind != PRED_ARGS_NONE) != (r[i].parse_args != NULL))
+            fail_msg("%s: args kind and parser disagree", r[i].name);
+        if ((r[i].flags & PRED_MANDATORY) && !(r[i].flags & PRED_DEFAULT))
+            fail_msg("%s: mandatory rows are in the default set too",
+                     r[i].name);
+        for (j = 0; j < KPE_MAX_PLUGINS && r[i].plugins[j].name; j++) {
+            if (!(r[i].plugins[j].points & KPE_EP_FILTER))
+                fail_msg("%s: plugin %s is not a filter", r[i].name,
+                         r[i].plugins[j].name);
+        }
+        if (pred_lookup(r[i].name) != &r[i] || pred_index(&r[i]) != i)
+            fail_msg("%s: lookup does not find its row", r[i].name);
+    }
+    q = prio_registry(&n);
+    for (i = 0; i < n; i++) {
+        bool has_plugin = q[i].plugins[0].name != NULL;
+
+        if (has_plugin ==
+            !!(q[i].flags & (PRIO_LEGACY | PRIO_EXTENSION | PRIO_SKIPPED)))
+            fail_msg("%s: plugin presence wrong", q[i].name);
+        if (has_plugin && !(q[i].plugins[0].points & KPE_EP_SCORE))
+            fail_msg("%s: plugin is not a score plugin", q[i].name);
+        if ((q[i].flags & PRIO_DEFAULT) != 0 && q[i].default_weight <= 0)
+            fail_msg("%s: default rows need a default weight", q[i].name);
+        if ((q[i].flags & PRIO_DEFAULT) == 0 && q[i].default_weight != 0)
+            fail_msg("%s: only default rows have a default weight", q[i].name);
+        if ((q[i].parse_args != NULL) !=
+            !!(q[i].flags & (PRIO_CUSTOM_ONLY | PRIO_EXTENSION)))
+            fail_msg("%s: parse_args only for argument-driven rows", q[i].name);
+    }
+}
+
+/* NewLegacyRegistry: DefaultPredicates and mandatoryPredicates. */
+static void default_predicates_should_match_v122(void **state)
+{
+    static const char *const want[] = {
+        "NoVolumeZoneConflict",   "MaxEBSVolumeCount",
+        "MaxGCEPDVolumeCount",    "MaxAzureDiskVolumeCount",
+        "MaxCSIVolumeCountPred",  "MatchInterPodAffinity",
+        "NoDiskConflict",         "GeneralPredicates",
+        "PodToleratesNodeTaints", "CheckVolumeBinding",
+        "CheckNodeUnschedulable", "EvenPodsSpread",
+    };
+    size_t n, i, j, count = 0, mand = 0;
+    const struct pred_def *r = pred_registry(&n);
+
+    (void)state;
+    for (i = 0; i < n; i++) {
+        bool in = false;
+
+        for (j = 0; j < sizeof(want) / sizeof(want[0]); j++)
+            in = in || !strcmp(want[j], r[i].name);
+        if (in != !!(r[i].flags & PRED_DEFAULT))
+            fail_msg("%s: default flag wrong", r[i].name);
+        count += in;
+        if (r[i].flags & PRED_MANDATORY) {
+            mand++;
+            if (strcmp(r[i].name, PRED_NAME_POD_TOLERATES_NODE_TAINTS) &&
+                strcmp(r[i].name, PRED_NAME_CHECK_NODE_UNSCHEDULABLE))
+                fail_msg("%s is not mandatory in v1.22", r[i].name);
+        }
+    }
+    assert_int_equal(count, 12);
+    assert_int_equal(mand, 2);
+}
+
+/* NewLegacyRegistry: DefaultPriorities with their weights. */
+static void default_priorities_should_match_v122(void **state)
+{
+    static const struct {
+        const char *name;
+        int64_t weight;
+    } want[] = {
+        { "SelectorSpreadPriority", 1 },
+        { "InterPodAffinityPriority", 1 },
+        { "LeastRequestedPriority", 1 },
+        { "BalancedResourceAllocation", 1 },
+        { "NodePreferAvoidPodsPriority", 10000 },
+        { "NodeAffinityPriority", 1 },
+        { "TaintTolerationPriority", 1 },
+        { "ImageLocalityPriority", 1 },
+        { "EvenPodsSpreadPriority", 2 },
+    };
+    size_t n, i, j, count = 0;
+    const struct prio_def *r = prio_registry(&n);
+
+    (void)state;
+    for (i = 0; i < n; i++) {
+        if (!(r[i].flags & PRIO_DEFAULT))
+            continue;
+        count++;
+        for (j = 0; j < sizeof(want) / sizeof(want[0]); j++) {
+            if (!strcmp(want[j].name, r[i].name))
+                break;
+        }
+        if (j == sizeof(want) / sizeof(want[0]))
+            fail_msg("%s is not a v1.22 default priority", r[i].name);
+        if (want[j].weight != r[i].default_weight)
+            fail_msg("%s: default weight %lld, want %lld", r[i].name,
+                     (long long)r[i].default_weight, (long long)want[j].weight);
+    }
+    assert_int_equal(count, 9);
+}
+
+/* The names registered in v1.22 (4.2 of the reference) and no others. */
+static void v122_registered_names_should_resolve(void **state)
+{
+    static const char *const preds[] = {
+        "CheckNodeUnschedulable",
+        "GeneralPredicates",
+        "HostName",
+        "PodFitsHostPorts",
+        "MatchNodeSelector",
+        "PodFitsResources",
+        "NoDiskConflict",
+        "PodToleratesNodeTaints",
+        "CheckNodeLabelPresence",
+        "CheckServiceAffinity",
+        "MaxEBSVolumeCount",
+        "MaxGCEPDVolumeCount",
+        "MaxCSIVolumeCountPred",
+        "MaxAzureDiskVolumeCount",
+        "MaxCinderVolumeCount",
+        "CheckVolumeBinding",
+        "NoVolumeZoneConflict",
+        "EvenPodsSpread",
+        "MatchInterPodAffinity",
+        "PodFitsPorts",
+    };
+    static const char *const prios[] = {
+        "SelectorSpreadPriority",   "TaintTolerationPriority",
+        "NodeAffinityPriority",     "ImageLocalityPriority",
+        "InterPodAffinityPriority", "NodePreferAvoidPodsPriority",
+        "MostRequestedPriority",    "BalancedResourceAllocation",
+        "LeastRequestedPriority",   "EvenPodsSpreadPriority",
+        "RequestedToCapacityRatio", "NodeLabel",
+        "ServiceAffinity",          "ServiceSpreadingPriority",
+    };
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < sizeof(preds) / sizeof(preds[0]); i++) {
+        const struct pred_def *d = pred_lookup(preds[i]);
+
+        if (!d || (d->flags & (PRED_LEGACY | PRED_EXTENSION)))
+            fail_msg("%s should be a v1.22 predicate", preds[i]);
+    }
+    for (i = 0; i < sizeof(prios) / sizeof(prios[0]); i++) {
+        const struct prio_def *d = prio_lookup(prios[i]);
+
+        if (!d || (d->flags & (PRIO_LEGACY | PRIO_EXTENSION)))
+            fail_msg("%s should be a v1.22 priority", prios[i]);
+    }
+    assert_null(prio_lookup("RequestedToCapacityRatioPriority"));
+    assert_null(pred_lookup("PodFitsHostNw"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(predicate_names_should_be_unique_including_aliases),
+        cmocka_unit_test(priority_names_should_be_unique_and_sorted),
+        cmocka_unit_test(predicate_rows_should_follow_v122_ordering),
+        cmocka_unit_test(rows_should_be_well_formed),
+        cmocka_unit_test(default_predicates_should_match_v122),
+        cmocka_unit_test(default_priorities_should_match_v122),
+        cmocka_unit_test(v122_registered_names_should_resolve),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

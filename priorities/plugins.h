@@ -1,0 +1,55 @@
+/*
+ * plugins.h: score plugin implementations by name. A v1.22 score plugin
+ * ("NodeResourcesLeastAllocated") or one of our priorities with no v1.22
+ * plugin ("CustomPriorityPolicy", the names v1.22 dropped) is one row: an
+ * optional prescore, a score, and an optional normalize. Each lives in its
+ * own file under priorities/ and is declared here.
+ */
+#ifndef PRIORITIES_PLUGINS_H
+#define PRIORITIES_PLUGINS_H
+
+#include <stddef.h>
+
+#include "priorities/framework.h"
+
+struct prio_plugin {
+    const char *name;
+    prio_prescore_fn *prescore;   /* NULL: none */
+    prio_score_fn *score;         /* NULL: not implemented in this build */
+    prio_normalize_fn *normalize; /* NULL: raw scores are already 0..100 */
+};
+
+const struct prio_plugin *prio_plugin_find(const char *name);
+const struct prio_plugin *prio_plugins(size_t *n);
+
+/* ---- implementations (one file each, named after the plugin) ---- */
+prio_score_fn prio_least_allocated_score;
+prio_score_fn prio_most_allocated_score;
+prio_score_fn prio_balanced_allocation_score;
+prio_score_fn prio_requested_to_capacity_ratio_score;
+prio_prescore_fn prio_pod_topology_spread_prescore;
+prio_score_fn prio_pod_topology_spread_score;
+prio_normalize_fn prio_pod_topology_spread_normalize;
+prio_prescore_fn prio_selector_spread_prescore;
+prio_score_fn prio_selector_spread_score;
+prio_normalize_fn prio_selector_spread_normalize;
+prio_prescore_fn prio_inter_pod_affinity_prescore;
+prio_score_fn prio_inter_pod_affinity_score;
+prio_normalize_fn prio_inter_pod_affinity_normalize;
+prio_score_fn prio_node_prefer_avoid_pods_score;
+prio_prescore_fn prio_node_affinity_prescore;
+prio_score_fn prio_node_affinity_score;
+prio_normalize_fn prio_node_affinity_normalize;
+prio_prescore_fn prio_taint_toleration_prescore;
+prio_score_fn prio_taint_toleration_score;
+prio_normalize_fn prio_taint_toleration_normalize;
+prio_score_fn prio_image_locality_score;
+prio_score_fn prio_node_label_score;
+prio_prescore_fn prio_service_affinity_prescore;
+prio_score_fn prio_service_affinity_score;
+prio_normalize_fn prio_service_affinity_normalize;
+prio_score_fn prio_rdma_aware_score;
+prio_score_fn prio_resource_limits_score;
+prio_normalize_fn prio_resource_limits_normalize;
+
+#endif

@@ -13,6 +13,7 @@
 #include "kube/parse.h"
 #include "kube/resources.h"
 #include "predicates/plugins.h"
+#include "priorities/plugins.h"
 
 struct kube_pod *fx_pod(struct arena *a, const char *json)
 {
@@ -137,4 +138,41 @@ const char *fx_reasons(struct arena *a, const struct pred_result *r)
         strcat(s, r->reasons[i]);
     }
     return s;
+}
+
+int fx_run_score(const char *plugin, const void *args,
+                 const struct kube_pod *pod, const struct cluster *c,
+                 const char *const *nodes, size_t n, struct arena *a,
+                 int64_t *scores, struct err *e)
+{
+    const struct prio_plugin *impl = prio_plugin_find(plugin);
+    const struct node_info **list;
+    struct prio_cycle cy;
+    void *state = NULL;
+    size_t i;
+
+    if (!impl || !impl->score)
+        fail_msg("fx_run_score: no implementation of plugin %s", plugin);
+    list = arena_alloc(a, (n ? n : 1) * sizeof(*list));
+    assert_non_null(list);
+    for (i = 0; i < n; i++) {
+        list[i] = cluster_node(c, nodes[i]);
+        if (!list[i])
+            fail_msg("fx_run_score: no node %s in the cluster", nodes[i]);
+    }
+    memset(&cy, 0, sizeof(cy));
+    cy.pod = pod;
+    cy.cluster = c;
+    cy.arena = a;
+    cy.n_nodes = n;
+    cy.nodes = list;
+    if (impl->prescore && impl->prescore(&cy, args, &state, e) < 0)
+        return -1;
+    for (i = 0; i < n; i++) {
+        if (impl->score(&cy, args, state, list[i], &scores[i], e) < 0)
+            return -1;
+    }
+    if (impl->normalize && impl->normalize(&cy, args, state, scores, e) < 0)
+        return -1;
+    return 0;
 }

@@ -46,6 +46,18 @@ enum pred_code fx_run_filter(const char *plugin, const void *args,
                              const struct cluster *c, const char *node,
                              struct arena *a, struct pred_result *r);
 
+/*
+ * Run the score plugin `plugin` (a prio_plugin name) with args for pod over
+ * the cluster's nodes named in nodes[0..n) (the feasible list F, in that
+ * order): prescore, score each node, then normalize, exactly as the
+ * evaluator does. scores[i] is node i's final, unweighted score. Returns 0,
+ * or -1 with e set when the plugin reports an error.
+ */
+int fx_run_score(const char *plugin, const void *args,
+                 const struct kube_pod *pod, const struct cluster *c,
+                 const char *const *nodes, size_t n, struct arena *a,
+                 int64_t *scores, struct err *e);
+
 /* "reason1|reason2" for messages and comparisons ("" when none). */
 const char *fx_reasons(struct arena *a, const struct pred_result *r);
 

@@ -1,0 +1,227 @@
+/*
+ * json_writer.c: streaming JSON writer (see json_writer.h).
+ */
+#include "kube/json_writer.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void jsonw_init(struct jsonw *w, int indent)
+{
+    memset(w, 0, sizeof(*w));
+    w->indent = indent;
+    w->first[0] = true;
+}
+
+void jsonw_free(struct jsonw *w)
+{
+    free(w->buf);
+    memset(w, 0, sizeof(*w));
+}
+
+char *jsonw_take(struct jsonw *w, size_t *len)
+{
+    char *b = w->failed ? NULL : w->buf;
+
+    if (w->failed)
+        free(w->buf);
+    if (len)
+        *len = b ? w->len : 0;
+    if (b && !w->len) {
+        /* Nothing written: still hand back an empty string. */
+        b[0] = '\0';
+    }
+    w->buf = NULL;
+    jsonw_init(w, w->indent);
+    return b;
+}
+
+static void put(struct jsonw *w, const char *s, size_t n)
+{
+    if (w->failed)
+        return;
+    if (w->len + n + 1 > w->cap) {
+        size_t cap = w->cap ? w->cap : 256;
+        char *nb;
+
+        while (cap < w->len + n + 1)
+            cap *= 2;
+        nb = realloc(w->buf, cap);
+        if (!nb) {
+            w->failed = true;
+            return;
+        }
+        w->buf = nb;
+        w->cap = cap;
+    }
+    memcpy(w->buf + w->len, s, n);
+    w->len += n;
+    w->buf[w->len] = '\0';
+}
+
+static void newline(struct jsonw *w)
+{
+    int i;
+
+    if (!w->indent)
+        return;
+    put(w, "\n", 1);
+    for (i = 0; i < w->depth * w->indent; i++)
+        put(w, " ", 1);
+}
+
+/* Separator and indentation before a value or a key. */
+static void before_value(struct jsonw *w)
+{
+    if (w->after_key) {
+        w->after_key = false;
+        return;
+    }
+    if (w->depth > 0) {
+        if (!w->first[w->depth])
+            put(w, ",", 1);
+        newline(w);
+    }
+    w->first[w->depth] = false;
+}
+
+static void open(struct jsonw *w, char c)
+{
+    before_value(w);
+    put(w, &c, 1);
+    if (w->depth + 1 >= JSONW_MAX_DEPTH) {
+        w->failed = true;
+        return;
+    }
+    w->depth++;
+    w->first[w->depth] = true;
+}
+
+static void close_(struct jsonw *w, char c)
+{
+    bool empty;
+
+    if (w->depth == 0) {
+        w->failed = true;
+        return;
+    }
+    empty = w->first[w->depth];
+    w->depth--;
+    if (!empty)
+        newline(w);
+    put(w, &c, 1);
+}
+
+void jsonw_begin_object(struct jsonw *w)
+{
+    open(w, '{');
+}
+
+void jsonw_end_object(struct jsonw *w)
+{
+    close_(w, '}');
+}
+
+void jsonw_begin_array(struct jsonw *w)
+{
+    open(w, '[');
+}
+
+void jsonw_end_array(struct jsonw *w)
+{
+    close_(w, ']');
+}
+
+static void put_escaped(struct jsonw *w, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t i, start = 0;
+
+    put(w, "\"", 1);
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char esc[7];
+        const char *rep = NULL;
+        size_t rn = 2;
+
+        if (c == '"')
+            rep = "\\\"";
+        else if (c == '\\')
+            rep = "\\\\";
+        else if (c == '\n')
+            rep = "\\n";
+        else if (c == '\r')
+            rep = "\\r";
+        else if (c == '\t')
+            rep = "\\t";
+        else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+            esc[0] = '\\';
+            esc[1] = 'u';
+            esc[2] = '0';
+            esc[3] = '0';
+            esc[4] = hex[c >> 4];
+            esc[5] = hex[c & 15];
+            rep = esc;
+            rn = 6;
+        }
+        if (rep) {
+            put(w, s + start, i - start);
+            put(w, rep, rn);
+            start = i + 1;
+        }
+    }
+    put(w, s + start, n - start);
+    put(w, "\"", 1);
+}
+
+void jsonw_key(struct jsonw *w, const char *key)
+{
+    before_value(w);
+    put_escaped(w, key, strlen(key));
+    put(w, w->indent ? ": " : ":", w->indent ? 2 : 1);
+    w->after_key = true;
+}
+
+void jsonw_string_n(struct jsonw *w, const char *s, size_t n)
+{
+    before_value(w);
+    put_escaped(w, s, n);
+}
+
+void jsonw_string(struct jsonw *w, const char *s)
+{
+    if (!s) {
+        jsonw_null(w);
+        return;
+    }
+    jsonw_string_n(w, s, strlen(s));
+}
+
+void jsonw_int(struct jsonw *w, int64_t v)
+{
+    char b[24];
+    int n = snprintf(b, sizeof(b), "%" PRId64, v);
+
+    before_value(w);
+    put(w, b, (size_t)n);
+}
+
+void jsonw_bool(struct jsonw *w, bool v)
+{
+    before_value(w);
+    put(w, v ? "true" : "false", v ? 4 : 5);
+}
+
+void jsonw_null(struct jsonw *w)
+{
+    before_value(w);
+    put(w, "null", 4);
+}
+
+void jsonw_raw(struct jsonw *w, const char *json, size_t n)
+{
+    before_value(w);
+    put(w, json, n);
+}

@@ -22,6 +22,9 @@ cli_fn cli_check;
 /* `convert POLICY --to FORMAT`: JSON, INI or KubeSchedulerConfiguration. */
 cli_fn cli_convert;
 
+/* `explain --policy P --cluster C --pod POD`: the what-if tool. */
+cli_fn cli_explain;
+
 /* --compat / --format for check and convert: 0 ok, -1 bad value, 1 not ours. */
 struct policy_load_opts;
 int cli_policy_option(const char *opt, const char *val,

@@ -13,6 +13,8 @@ static const struct cli_command commands[] = {
     { "convert", cli_convert,
       "convert a Policy (JSON, INI, "
       "KubeSchedulerConfiguration)" },
+    { "explain", cli_explain,
+      "show how a Policy filters and scores one pod on a cluster" },
     { NULL, NULL, NULL },
 };
 

@@ -1,0 +1,59 @@
+/*
+ * evaluate.h: one pod against a list of nodes under a policy — filter every
+ * node, then score the feasible ones — as a v1.22 scheduling cycle does up
+ * to host selection. Shared by explain, the extender verbs and the
+ * standalone scheduler.
+ */
+#ifndef SERVER_EVALUATE_H
+#define SERVER_EVALUATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kube/arena.h"
+#include "kube/cluster.h"
+#include "kube/err.h"
+#include "predicates/eval.h"
+#include "priorities/eval.h"
+
+/* A policy's two plans, built once per loaded policy. */
+struct eval_plans {
+    struct pred_plan pred;
+    struct prio_plan prio;
+};
+
+int eval_plans_build(const struct policy *p, unsigned prio_flags,
+                     struct eval_plans *plans, struct err *e);
+
+struct eval_node {
+    const struct node_info *ni;
+    struct pred_verdict verdict;
+    bool feasible;
+    int feasible_index; /* index into scores' node axis, -1 if infeasible */
+};
+
+struct eval_result {
+    size_t n_nodes;
+    struct eval_node *nodes; /* in input order */
+    size_t n_feasible;
+    const struct node_info **feasible;
+    bool scored;
+    struct prio_result prio; /* over feasible, when scored */
+    int selected; /* index into nodes of the best total (first on ties), -1 */
+};
+
+#define EVAL_FILTER 0x1u /* run the predicates (else every node passes) */
+#define EVAL_SCORE  0x2u /* score the feasible nodes */
+
+/*
+ * Evaluate pod on nodes[0..n) of cluster c. Everything is allocated from
+ * a. Returns 0, or -1 with e set when a plugin fails internally (the pod
+ * cannot be decided now).
+ */
+int evaluate_pod(const struct eval_plans *plans, const struct kube_pod *pod,
+                 const struct cluster *c, const struct node_info *const *nodes,
+                 size_t n, unsigned what, struct arena *a,
+                 struct eval_result *out, struct err *e);
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * test_json_scan.c: value spans in validated JSON text.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "kube/json_scan.h"
+
+static const char *doc =
+    "{ \"pod\": {\"a\":\"}\\\"{\"}, \"Nodes\" : {\"metadata\":{},"
+    "\"items\":[ {\"n\":1,\"s\":\"]\"} , {\"n\":[2,{}]},3,\"x\",null ]},"
+    "\"nodes\":false, \"NodeNames\":null }";
+
+static const char *span_text(struct json_span s, char *buf, size_t n)
+{
+    size_t l = s.end - s.start;
+
+    if (l >= n)
+        l = n - 1;
+    memcpy(buf, doc + s.start, l);
+    buf[l] = '\0';
+    return buf;
+}
+
+static void member_should_prefer_exact_case_and_skip_strings(void **state)
+{
+    struct json_span whole = json_scan_value(doc, strlen(doc), 0), v;
+    char b[256];
+
+    (void)state;
+    assert_int_equal(whole.start, 0);
+    assert_int_equal(whole.end, strlen(doc));
+    assert_true(json_scan_member(doc, strlen(doc), whole, "Pod", &v));
+    assert_string_equal(span_text(v, b, sizeof(b)), "{\"a\":\"}\\\"{\"}");
+    /* "Nodes" matches exactly although "nodes" also exists. */
+    assert_true(json_scan_member(doc, strlen(doc), whole, "Nodes", &v));
+    assert_int_equal(doc[v.start], '{');
+    assert_true(json_scan_member(doc, strlen(doc), whole, "nodes", &v));
+    assert_string_equal(span_text(v, b, sizeof(b)), "false");
+    assert_true(json_scan_member(doc, strlen(doc), whole, "nodenames", &v));
+    assert_string_equal(span_text(v, b, sizeof(b)), "null");
+    assert_false(json_scan_member(doc, strlen(doc), whole, "Error", &v));
+}
+
+struct collect {
+    char items[8][64];
+    size_t n;
+};
+
+static int collect_fn(void *arg, size_t i, struct json_span el)
+{
+    struct collect *c = arg;
+
+    assert_int_equal(i, c->n);
+    span_text(el, c->items[c->n++], sizeof(c->items[0]));
+    return 0;
+}
+
+static void array_should_yield_every_element_span(void **state)
+{
+    struct json_span whole = json_scan_value(doc, strlen(doc), 0), nodes, items;
+    struct collect c = { { { 0 } }, 0 };
+
+    (void)state;
+    assert_true(json_scan_member(doc, strlen(doc), whole, "Nodes", &nodes));
+    assert_true(json_scan_member(doc, strlen(doc), nodes, "items", &items));
+    assert_int_equal(json_scan_array(doc, strlen(doc), items, collect_fn, &c),
+                     5);
+    assert_string_equal(c.items[0], "{\"n\":1,\"s\":\"]\"}");
+    assert_string_equal(c.items[1], "{\"n\":[2,{}]}");
+    assert_string_equal(c.items[2], "3");
+    assert_string_equal(c.items[3], "\"x\"");
+    assert_string_equal(c.items[4], "null");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(member_should_prefer_exact_case_and_skip_strings),
+        cmocka_unit_test(array_should_yield_every_element_span),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -89,9 +89,33 @@ static double now_unix(void)
 
 /* ---- responses ---------------------------------------------------- */
 
+static void free_owned(const void *data, size_t len, void *arg)
+{
+    (void)len;
+    (void)arg;
+    free((void *)data);
+}
+
+void srv_reply_owned(struct srv_response *r, int status,
+                     const char *content_type, char *body, size_t len)
+{
+    if (r->owned)
+        free((void *)r->body);
+    if (!body) {
+        srv_reply_text(r, 500, "500 out of memory\n");
+        return;
+    }
+    srv_reply(r, status, content_type, body, len);
+    r->owned = 1;
+}
+
 void srv_reply(struct srv_response *r, int status, const char *content_type,
                const char *body, size_t len)
 {
+    if (r->owned) {
+        free((void *)r->body);
+        r->owned = 0;
+    }
     r->status = status;
     r->content_type = content_type;
     r->body = body;
@@ -231,7 +255,14 @@ static size_t send_response(struct srv_worker *w, struct evhttp_request *req,
         evhttp_add_header(h, "Content-Type", r->content_type);
     if (atomic_load(&w->srv->stopping))
         evhttp_add_header(h, "Connection", "close");
-    if (!b || (len && evbuffer_add(b, r->body, len) != 0)) {
+    if (b && r->owned) {
+        /* Zero copy: the buffer frees the body once it is written. */
+        if (evbuffer_add_reference(b, r->body, len, free_owned, NULL) != 0)
+            free((void *)r->body);
+        else
+            len = r->len;
+        r->owned = 0;
+    } else if (!b || (len && evbuffer_add(b, r->body, len) != 0)) {
         evhttp_clear_headers(h);
         r->status = 500;
         len = 0;
@@ -288,7 +319,7 @@ static void route_request(struct evhttp_request *req, void *arg)
     struct server *s = w->srv;
     const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
     const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
-    struct srv_response r = { 0, NULL, NULL, 0, 0, req };
+    struct srv_response r = { .ev = req };
     struct srv_request q = { 0 };
     struct srv_route *rt;
     struct arena a;

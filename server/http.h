@@ -32,7 +32,8 @@ struct srv_response {
     const char *body; /* borrowed until the handler returns */
     size_t len;
     int replied;
-    void *ev; /* private */
+    int owned; /* body is malloc'd and handed over (srv_reply_owned) */
+    void *ev;  /* private */
 };
 
 /*
@@ -89,6 +90,12 @@ void srv_reply(struct srv_response *r, int status, const char *content_type,
                const char *body, size_t len);
 /* srv_reply() with a NUL-terminated body: JSON, or plain text. */
 void srv_reply_json(struct srv_response *r, int status, const char *json);
+/*
+ * Reply with a malloc'd body whose ownership passes to the server: it is
+ * sent without a copy and freed after the write. body NULL gives a 500.
+ */
+void srv_reply_owned(struct srv_response *r, int status,
+                     const char *content_type, char *body, size_t len);
 void srv_reply_text(struct srv_response *r, int status, const char *text);
 
 /* Add a response header (both copied). Returns 0 or -1. */

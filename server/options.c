@@ -66,8 +66,8 @@ static const struct opt_def opt_table[] = {
     { "workers", NULL, OT_INT, OFF(workers), 1, 1024, NULL, "N",
       "HTTP worker threads", "number of online CPUs" },
     { "compat", NULL, OT_ENUM, OFF(compat), 0, 0, compat_names, "MODE",
-      "none, or legacy: also list unresolvable rejections in FailedNodes "
-      "for kube-scheduler before v1.20", "none" },
+      "none, or legacy: accept the predicates and priorities v1.22 "
+      "dropped (CheckNodeCondition, ...)", "none" },
     { "tls-cert-file", NULL, OT_STR, OFF(tls_cert_file), 0, 0, NULL, "FILE",
       "PEM certificate (chain); serve HTTPS (TLS 1.2 or newer)", "none" },
     { "tls-key-file", NULL, OT_STR, OFF(tls_key_file), 0, 0, NULL, "FILE",

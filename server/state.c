@@ -83,13 +83,18 @@ static void publish(struct app *app, struct app_state *st)
     app_release(old);
 }
 
-static struct app_state *state_new(struct policy *p, struct cluster_ref *c,
-                                   struct err *e)
+static struct app_state *state_new(const struct app *app, struct policy *p,
+                                   struct cluster_ref *c, struct err *e)
 {
     struct app_state *st = calloc(1, sizeof(*st));
 
     if (!st) {
         err_set(e, "out of memory");
+        return NULL;
+    }
+    if (eval_plans_build(p, app->prio_flags, &st->plans, e) < 0) {
+        err_prefix(e, "%s: ", app->policy_path);
+        free(st);
         return NULL;
     }
     atomic_init(&st->refs, 1);
@@ -120,7 +125,7 @@ int app_load(struct app *app, struct err *e)
         cluster_ref_release(c);
         return -1;
     }
-    st = state_new(p, c, e);
+    st = state_new(app, p, c, e);
     if (!st) {
         policy_free(p);
         cluster_ref_release(c);
@@ -143,7 +148,7 @@ int app_reload_policy(struct app *app, struct err *e)
     }
     /* The new state shares the cluster snapshot. */
     atomic_fetch_add(&cur->cluster->refs, 1);
-    st = state_new(p, cur->cluster, e);
+    st = state_new(app, p, cur->cluster, e);
     if (!st) {
         cluster_ref_release(cur->cluster);
         policy_free(p);

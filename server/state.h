@@ -14,6 +14,7 @@
 #include "kube/cluster.h"
 #include "kube/err.h"
 #include "kube/types.h"
+#include "server/evaluate.h"
 
 struct policy;
 
@@ -28,6 +29,7 @@ struct cluster_ref {
 struct app_state {
     atomic_int refs;
     struct policy *policy;
+    struct eval_plans plans; /* built from policy at load */
     struct cluster_ref *cluster;
 };
 
@@ -37,7 +39,8 @@ struct app {
     const char *policy_path;
     const char *const *cluster_paths;
     size_t n_cluster_paths;
-    unsigned compat; /* POLICY_COMPAT_* */
+    unsigned compat;     /* POLICY_COMPAT_* */
+    unsigned prio_flags; /* PRIO_PLAN_* */
 };
 
 /* Set up an empty app (no state yet). Paths must outlive the app. */

@@ -1,0 +1,415 @@
+/*
+ * extender.c: the scheduler-extender verbs (filter, prioritize) as
+ * kube-scheduler v1.13–v1.22+ call them (pkg/scheduler/extender.go,
+ * staging/src/k8s.io/kube-scheduler/extender/v1/types.go). Request keys
+ * are read case-insensitively (Go's decoder; pre-1.16 schedulers send
+ * lower case), answers use the Go field names. Logical errors are HTTP 200
+ * with Error set, because kube-scheduler discards other statuses' bodies.
+ */
+#include "server/extender.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/json_arena.h"
+#include "kube/json_scan.h"
+#include "kube/json_writer.h"
+#include "kube/parse.h"
+#include "server/log.h"
+
+/* Go's decoder: an exact key match wins, else the first case-folded one. */
+static const cJSON *member(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+    return v ? v : cJSON_GetObjectItem(obj, key);
+}
+
+struct node_span_ctx {
+    struct json_span *spans;
+    size_t n;
+};
+
+static int keep_span(void *arg, size_t i, struct json_span el)
+{
+    struct node_span_ctx *c = arg;
+
+    if (i < c->n)
+        c->spans[i] = el;
+    return 0;
+}
+
+/* Spans of Nodes.items[*] in the raw body, for echoing them verbatim. */
+static void find_node_spans(const char *body, size_t len, struct ext_args *x)
+{
+    struct json_span root = json_scan_value(body, len, 0), nodes, items;
+    struct node_span_ctx c = { x->node_spans, x->n_nodes };
+
+    if (json_scan_member(body, len, root, "Nodes", &nodes) &&
+        json_scan_member(body, len, nodes, "items", &items))
+        json_scan_array(body, len, items, keep_span, &c);
+}
+
+static int decode_nodes(struct arena *a, const cJSON *nodes, struct ext_args *x,
+                        struct err *e)
+{
+    const cJSON *items = member(nodes, "items"), *it;
+    size_t i = 0;
+
+    if (!cJSON_IsObject(nodes))
+        return err_set(e, "Nodes: expected a NodeList object or null");
+    if (cJSON_IsNull(items) || !items)
+        return 0;
+    if (!cJSON_IsArray(items))
+        return err_set(e, "Nodes.items: expected an array");
+    x->n_nodes = (size_t)cJSON_GetArraySize(items);
+    x->nodes = arena_calloc(a, x->n_nodes + 1, sizeof(*x->nodes));
+    x->node_spans = arena_calloc(a, x->n_nodes + 1, sizeof(*x->node_spans));
+    if (!x->nodes || !x->node_spans)
+        return err_set(e, "out of memory decoding %zu nodes", x->n_nodes);
+    cJSON_ArrayForEach(it, items)
+    {
+        char path[48];
+
+        snprintf(path, sizeof(path), "Nodes.items[%zu]", i);
+        if (kube_node_from_cjson(a, it, path, &x->nodes[i], e) < 0)
+            return -1;
+        i++;
+    }
+    return 0;
+}
+
+static int decode_names(struct arena *a, const cJSON *names, struct ext_args *x,
+                        struct err *e)
+{
+    const cJSON *it;
+    size_t i = 0;
+
+    if (!cJSON_IsArray(names))
+        return err_set(e, "NodeNames: expected an array of strings or null");
+    x->n_names = (size_t)cJSON_GetArraySize(names);
+    x->names = arena_calloc(a, x->n_names + 1, sizeof(*x->names));
+    if (!x->names)
+        return err_set(e, "out of memory");
+    cJSON_ArrayForEach(it, names)
+    {
+        if (!cJSON_IsString(it))
+            return err_set(e, "NodeNames[%zu]: expected a string", i);
+        x->names[i++] = it->valuestring;
+    }
+    return 0;
+}
+
+int ext_decode_args(struct arena *a, const char *body, size_t len,
+                    struct ext_args *x, struct err *e)
+{
+    cJSON *root = NULL;
+    const cJSON *pod, *nodes, *names;
+
+    memset(x, 0, sizeof(*x));
+    if (json_arena_parse(a, body, len, 0, &root, e) < 0)
+        return err_prefix(e, "request body: ");
+    if (!cJSON_IsObject(root))
+        return err_set(e, "request body: expected an ExtenderArgs object");
+    pod = member(root, "Pod");
+    if (!pod || cJSON_IsNull(pod))
+        return err_set(e, "Pod: missing: the request names no pod");
+    if (kube_pod_from_cjson(a, pod, "Pod", &x->pod, e) < 0)
+        return -1;
+    nodes = member(root, "Nodes");
+    names = member(root, "NodeNames");
+    if (nodes && !cJSON_IsNull(nodes)) {
+        x->has_nodes = true;
+        if (decode_nodes(a, nodes, x, e) < 0)
+            return -1;
+        find_node_spans(body, len, x);
+    }
+    if (names && !cJSON_IsNull(names)) {
+        x->has_names = true;
+        if (decode_names(a, names, x, e) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/*
+ * The node_info each request node is evaluated on: with node names, the
+ * cached one; with node objects, the request's object carrying the
+ * cached node's pods and sums (a node unknown to the cache has none).
+ * Unknown names leave a NULL entry.
+ */
+static const struct node_info **resolve_nodes(struct arena *a,
+                                              const struct cluster *c,
+                                              const struct ext_args *x,
+                                              size_t *n)
+{
+    const struct node_info **out;
+    size_t i;
+
+    *n = x->has_names && !x->has_nodes ? x->n_names : x->n_nodes;
+    out = arena_calloc(a, *n + 1, sizeof(*out));
+    if (!out)
+        return NULL;
+    for (i = 0; i < *n; i++) {
+        struct node_info *ni;
+        const struct node_info *cached;
+
+        if (!x->has_nodes) {
+            out[i] = cluster_node(c, x->names[i]);
+            continue;
+        }
+        ni = arena_calloc(a, 1, sizeof(*ni));
+        if (!ni)
+            return NULL;
+        cached = cluster_node(c, x->nodes[i].name);
+        if (cached)
+            *ni = *cached;
+        ni->node = &x->nodes[i];
+        out[i] = ni;
+    }
+    return out;
+}
+
+/* All reasons of a verdict as one string, as FailedNodes carries them. */
+static const char *join_reasons(struct arena *a, const struct pred_verdict *v)
+{
+    size_t len = 1, f, k;
+    char *s;
+
+    for (f = 0; f < v->n_failures; f++) {
+        for (k = 0; k < v->failures[f].n_reasons; k++)
+            len += strlen(v->failures[f].reasons[k]) + 2;
+    }
+    s = arena_alloc(a, len);
+    if (!s)
+        return "node(s) didn't fit";
+    s[0] = '\0';
+    for (f = 0; f < v->n_failures; f++) {
+        for (k = 0; k < v->failures[f].n_reasons; k++) {
+            if (s[0])
+                strcat(s, ", ");
+            strcat(s, v->failures[f].reasons[k]);
+        }
+    }
+    return s[0] ? s : "node(s) didn't fit";
+}
+
+static void write_failed(struct jsonw *w, struct arena *a,
+                         const struct eval_result *r, const char *const *names,
+                         bool unresolvable_only, const char *missing)
+{
+    size_t i;
+
+    jsonw_begin_object(w);
+    for (i = 0; i < r->n_nodes; i++) {
+        const struct eval_node *en = &r->nodes[i];
+
+        if (!en->ni) {
+            /* A name the cache does not know: preemption cannot help. */
+            jsonw_key(w, names[i]);
+            jsonw_string(w, missing);
+            continue;
+        }
+        if (en->feasible)
+            continue;
+        /* Unresolvable rejections go in both maps: schedulers before
+         * v1.20 read only FailedNodes; later ones let the unresolvable
+         * map win. */
+        if (unresolvable_only && en->verdict.code != PRED_UNFIT_UNRESOLVABLE)
+            continue;
+        jsonw_key(w, en->ni->node->name);
+        jsonw_string(w, join_reasons(a, &en->verdict));
+    }
+    jsonw_end_object(w);
+}
+
+#define EXT_MISSING_NODE "node(s) not found in the extender's cluster cache"
+
+/*
+ * Evaluate nodes that may include unknown (NULL) entries: those are left
+ * infeasible with ni NULL.
+ */
+static int evaluate_known(const struct app_state *st,
+                          const struct kube_pod *pod,
+                          const struct node_info **nodes, size_t n,
+                          unsigned what, struct arena *a, struct eval_result *r,
+                          struct err *e)
+{
+    const struct node_info **known;
+    struct eval_result sub;
+    size_t i, k = 0;
+
+    known = arena_calloc(a, n + 1, sizeof(*known));
+    if (!known)
+        return err_set(e, "out of memory");
+    for (i = 0; i < n; i++) {
+        if (nodes[i])
+            known[k++] = nodes[i];
+    }
+    if (evaluate_pod(&st->plans, pod, &st->cluster->cluster, known, k, what, a,
+                     &sub, e) < 0)
+        return -1;
+    if (k == n) {
+        *r = sub;
+        return 0;
+    }
+    /* Re-expand to the request's order, with holes for unknown names. */
+    *r = sub;
+    r->selected = -1;
+    r->n_nodes = n;
+    r->nodes = arena_calloc(a, n + 1, sizeof(*r->nodes));
+    if (!r->nodes)
+        return err_set(e, "out of memory");
+    for (i = 0, k = 0; i < n; i++) {
+        if (nodes[i])
+            r->nodes[i] = sub.nodes[k++];
+        else
+            r->nodes[i].feasible_index = -1;
+    }
+    return 0;
+}
+
+char *ext_filter(const struct app_state *st, struct arena *a, const char *body,
+                 size_t len, size_t *out_len)
+{
+    struct ext_args x;
+    struct eval_result r;
+    const struct node_info **nodes;
+    struct jsonw w;
+    struct err e = { "" };
+    size_t n = 0, i;
+
+    jsonw_init(&w, 0);
+    if (ext_decode_args(a, body, len, &x, &e) < 0)
+        goto fail;
+    if (!x.has_nodes && !x.has_names) {
+        err_set(&e, "Nodes and NodeNames are both null: nothing to filter");
+        goto fail;
+    }
+    nodes = resolve_nodes(a, &st->cluster->cluster, &x, &n);
+    if (!nodes ||
+        evaluate_known(st, &x.pod, nodes, n, EVAL_FILTER, a, &r, &e) < 0)
+        goto fail;
+    jsonw_begin_object(&w);
+    jsonw_key(&w, "Nodes");
+    if (x.has_nodes) {
+        jsonw_begin_object(&w);
+        jsonw_key(&w, "metadata");
+        jsonw_raw(&w, "{}", 2);
+        jsonw_key(&w, "items");
+        jsonw_begin_array(&w);
+        for (i = 0; i < n; i++) {
+            const struct json_span *sp = &x.node_spans[i];
+
+            if (r.nodes[i].feasible)
+                jsonw_raw(&w, body + sp->start, sp->end - sp->start);
+        }
+        jsonw_end_array(&w);
+        jsonw_end_object(&w);
+    } else {
+        jsonw_null(&w);
+    }
+    jsonw_key(&w, "NodeNames");
+    if (x.has_nodes) {
+        jsonw_null(&w);
+    } else {
+        jsonw_begin_array(&w);
+        for (i = 0; i < n; i++) {
+            if (r.nodes[i].ni && r.nodes[i].feasible)
+                jsonw_string(&w, x.names[i]);
+        }
+        jsonw_end_array(&w);
+    }
+    jsonw_key(&w, "FailedNodes");
+    write_failed(&w, a, &r, x.names, false, EXT_MISSING_NODE);
+    jsonw_key(&w, "FailedAndUnresolvableNodes");
+    write_failed(&w, a, &r, x.names, true, EXT_MISSING_NODE);
+    jsonw_key(&w, "Error");
+    jsonw_string(&w, "");
+    jsonw_end_object(&w);
+    return jsonw_take(&w, out_len);
+fail:
+    jsonw_free(&w);
+    return ext_filter_error(e.msg, out_len);
+}
+
+char *ext_filter_error(const char *msg, size_t *out_len)
+{
+    struct jsonw w;
+
+    jsonw_init(&w, 0);
+    jsonw_begin_object(&w);
+    jsonw_key(&w, "Nodes");
+    jsonw_null(&w);
+    jsonw_key(&w, "NodeNames");
+    jsonw_null(&w);
+    jsonw_key(&w, "FailedNodes");
+    jsonw_null(&w);
+    jsonw_key(&w, "FailedAndUnresolvableNodes");
+    jsonw_null(&w);
+    jsonw_key(&w, "Error");
+    jsonw_string(&w, msg);
+    jsonw_end_object(&w);
+    return jsonw_take(&w, out_len);
+}
+
+int64_t ext_scale_score(int64_t total, int64_t lo, int64_t hi)
+{
+    if (hi <= lo)
+        return PRIO_MAX_EXTENDER_SCORE;
+    return (total - lo) * PRIO_MAX_EXTENDER_SCORE / (hi - lo);
+}
+
+char *ext_prioritize(const struct app_state *st, struct arena *a,
+                     const char *body, size_t len, bool raw, size_t *out_len,
+                     struct err *e)
+{
+    struct ext_args x;
+    struct eval_result r;
+    const struct node_info **nodes;
+    struct jsonw w;
+    size_t n = 0, i;
+    int64_t lo = 0, hi = 0;
+    bool any = false;
+
+    if (ext_decode_args(a, body, len, &x, e) < 0)
+        return NULL;
+    nodes = resolve_nodes(a, &st->cluster->cluster, &x, &n);
+    if (!nodes) {
+        err_set(e, "out of memory");
+        return NULL;
+    }
+    if (evaluate_known(st, &x.pod, nodes, n, EVAL_SCORE, a, &r, e) < 0)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        int fi = r.nodes[i].feasible_index;
+
+        if (fi < 0)
+            continue;
+        if (!any || r.prio.totals[fi] < lo)
+            lo = r.prio.totals[fi];
+        if (!any || r.prio.totals[fi] > hi)
+            hi = r.prio.totals[fi];
+        any = true;
+    }
+    jsonw_init(&w, 0);
+    jsonw_begin_array(&w);
+    for (i = 0; i < n; i++) {
+        int fi = r.nodes[i].feasible_index;
+        int64_t score = 0;
+
+        if (fi >= 0)
+            score = raw ? r.prio.totals[fi]
+                        : ext_scale_score(r.prio.totals[fi], lo, hi);
+        jsonw_begin_object(&w);
+        jsonw_key(&w, "Host");
+        jsonw_string(&w, x.has_nodes ? x.nodes[i].name : x.names[i]);
+        jsonw_key(&w, "Score");
+        jsonw_int(&w, score);
+        jsonw_end_object(&w);
+    }
+    jsonw_end_array(&w);
+    return jsonw_take(&w, out_len);
+}

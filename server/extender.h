@@ -1,0 +1,66 @@
+/*
+ * extender.h: the scheduler-extender protocol: decoding ExtenderArgs and
+ * answering filter and prioritize from the published policy and cluster.
+ * Pure functions over a request body, so tests can drive them directly.
+ */
+#ifndef SERVER_EXTENDER_H
+#define SERVER_EXTENDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kube/json_scan.h"
+#include "kube/types.h"
+#include "server/state.h"
+
+/* A decoded ExtenderArgs. Strings and objects live in the arena. */
+struct ext_args {
+    struct kube_pod pod;
+    bool has_nodes; /* Nodes was a NodeList (not null) */
+    size_t n_nodes;
+    struct kube_node *nodes;
+    struct json_span *node_spans; /* each item's bytes in the body */
+    bool has_names;               /* NodeNames was an array (not null) */
+    size_t n_names;
+    const char **names;
+};
+
+/*
+ * Decode an ExtenderArgs body (keys case-insensitive, exact case first).
+ * Returns 0, or -1 with e naming the path ("Nodes.items[3].status...").
+ */
+int ext_decode_args(struct arena *a, const char *body, size_t len,
+                    struct ext_args *x, struct err *e);
+
+/*
+ * Answer a filter request with an ExtenderFilterResult (malloc'd JSON,
+ * length in *out_len; NULL only when out of memory). With NodeNames the
+ * cache's nodes are used and names returned; with Nodes the request's
+ * objects are used (with the cache's pods) and the passing items are
+ * echoed byte for byte. Problems are reported in Error.
+ */
+char *ext_filter(const struct app_state *st, struct arena *a, const char *body,
+                 size_t len, size_t *out_len);
+
+/* An ExtenderFilterResult carrying only Error. */
+char *ext_filter_error(const char *msg, size_t *out_len);
+
+/*
+ * Answer a prioritize request with a HostPriorityList for every node of
+ * the request, in request order. Scores are the policy's weighted totals
+ * scaled to 0..10 over this list (see ext_scale_score), or the raw totals
+ * when raw is set. NULL with e set on a bad request or a plugin error.
+ */
+char *ext_prioritize(const struct app_state *st, struct arena *a,
+                     const char *body, size_t len, bool raw, size_t *out_len,
+                     struct err *e);
+
+/*
+ * The 0..10 extender score of a total, given the lowest and highest total
+ * among the listed nodes: (total - lo) * 10 / (hi - lo), truncating, so
+ * the best node gets 10 and the worst 0; all equal gives 10 to every node.
+ */
+int64_t ext_scale_score(int64_t total, int64_t lo, int64_t hi);
+
+#endif

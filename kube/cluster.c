@@ -194,7 +194,7 @@ void cluster_free(struct cluster *c)
     memset(c, 0, sizeof(*c));
 }
 
-static int add_scalar(struct cluster *c, struct node_info *ni, const char *name,
+static int add_scalar(struct arena *a, struct node_info *ni, const char *name,
                       int64_t v)
 {
     struct kube_resources *r = &ni->requested;
@@ -206,12 +206,12 @@ static int add_scalar(struct cluster *c, struct node_info *ni, const char *name,
             return 0;
         }
     }
-    r->scalars = grow(&c->arena, r->scalars, r->n_scalars, &ni->cap_scalars,
+    r->scalars = grow(a, r->scalars, r->n_scalars, &ni->cap_scalars,
                       r->n_scalars + 1, sizeof(*r->scalars));
     if (!r->scalars)
         return -1;
     /* The name may live in a temporary arena: keep our own copy. */
-    r->scalars[r->n_scalars].name = arena_strdup(&c->arena, name);
+    r->scalars[r->n_scalars].name = arena_strdup(a, name);
     if (!r->scalars[r->n_scalars].name)
         return -1;
     r->scalars[r->n_scalars].value = v;
@@ -220,7 +220,7 @@ static int add_scalar(struct cluster *c, struct node_info *ni, const char *name,
 }
 
 /* Apply one pod's effective request to the node, sign +1 or -1. */
-static int account_requests(struct cluster *c, struct node_info *ni,
+static int account_requests(struct arena *a, struct node_info *ni,
                             const struct kube_pod *pod, int sign)
 {
     struct arena tmp;
@@ -236,7 +236,7 @@ static int account_requests(struct cluster *c, struct node_info *ni,
     ni->requested.memory += sign * req.memory;
     ni->requested.ephemeral_storage += sign * req.ephemeral_storage;
     for (i = 0; i < req.n_scalars; i++) {
-        if (add_scalar(c, ni, req.scalars[i].name,
+        if (add_scalar(a, ni, req.scalars[i].name,
                        sign * req.scalars[i].value) < 0)
             goto out;
     }
@@ -259,7 +259,7 @@ static const char *norm_proto(const char *p)
     return p && *p ? p : "TCP";
 }
 
-static int add_ports(struct cluster *c, struct node_info *ni,
+static int add_ports(struct arena *a, struct node_info *ni,
                      const struct kube_pod *pod)
 {
     size_t i, j;
@@ -273,7 +273,7 @@ static int add_ports(struct cluster *c, struct node_info *ni,
 
             if (p->host_port <= 0)
                 continue;
-            ni->ports = grow(&c->arena, ni->ports, ni->n_ports, &ni->cap_ports,
+            ni->ports = grow(a, ni->ports, ni->n_ports, &ni->cap_ports,
                              ni->n_ports + 1, sizeof(*ni->ports));
             if (!ni->ports)
                 return -1;
@@ -336,7 +336,8 @@ int cluster_add_pod(struct cluster *c, const struct kube_pod *pod)
                     ni->n_pods + 1, sizeof(*ni->pods));
     if (!ni->pods)
         return -1;
-    if (account_requests(c, ni, pod, 1) < 0 || add_ports(c, ni, pod) < 0)
+    if (account_requests(&c->arena, ni, pod, 1) < 0 ||
+        add_ports(&c->arena, ni, pod) < 0)
         return -1;
     ni->pods[ni->n_pods++] = pod;
     if (has_affinity(pod))
@@ -380,7 +381,7 @@ int cluster_remove_pod(struct cluster *c, const struct kube_pod *pod)
     memmove(&ni->pods[i], &ni->pods[i + 1],
             (ni->n_pods - i - 1) * sizeof(*ni->pods));
     ni->n_pods--;
-    if (account_requests(c, ni, old, -1) < 0)
+    if (account_requests(&c->arena, ni, old, -1) < 0)
         return -1;
     remove_ports(ni, old);
     if (has_affinity(old))
@@ -489,4 +490,57 @@ const struct kube_csi_node *cluster_csi_node(const struct cluster *c,
             return c->objs->csi_nodes[i];
     }
     return NULL;
+}
+
+static bool is_victim(const struct kube_pod *p, const char *const *uids,
+                      size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        if (p->uid && !strcmp(p->uid, uids[i]))
+            return true;
+    }
+    return false;
+}
+
+int cluster_view_without_pods(struct arena *a, const struct cluster *c,
+                              const char *node, const char *const *uids,
+                              size_t n_uids, struct cluster *view)
+{
+    const struct node_info *src = cluster_node(c, node);
+    struct node_info *ni;
+    size_t i;
+
+    if (!src)
+        return 0;
+    *view = *c;
+    view->nodes = arena_alloc(a, c->n_nodes * sizeof(*view->nodes));
+    if (!view->nodes)
+        return -1;
+    memcpy(view->nodes, c->nodes, c->n_nodes * sizeof(*view->nodes));
+    ni = &view->nodes[src->index];
+    memset(ni, 0, sizeof(*ni));
+    ni->node = src->node;
+    ni->index = src->index;
+    ni->n_images = src->n_images;
+    ni->images = src->images;
+    for (i = 0; i < src->n_pods; i++) {
+        const struct kube_pod *p = src->pods[i];
+
+        if (is_victim(p, uids, n_uids))
+            continue;
+        ni->pods = grow(a, ni->pods, ni->n_pods, &ni->cap_pods, ni->n_pods + 1,
+                        sizeof(*ni->pods));
+        if (!ni->pods || account_requests(a, ni, p, 1) < 0 ||
+            add_ports(a, ni, p) < 0)
+            return -1;
+        ni->pods[ni->n_pods++] = p;
+        if (has_affinity(p))
+            ni->n_affinity_pods++;
+        if (p->affinity.pod_anti_affinity.n_required)
+            ni->n_anti_affinity_pods++;
+    }
+    view->n_pods = c->n_pods - (src->n_pods - ni->n_pods);
+    return 1;
 }

@@ -107,6 +107,18 @@ int cluster_add_pod(struct cluster *c, const struct kube_pod *pod);
  */
 int cluster_remove_pod(struct cluster *c, const struct kube_pod *pod);
 
+/*
+ * A read-only view of c in which node `node` no longer has the pods whose
+ * UIDs are listed (preemption's "what if these victims were gone"). The
+ * view shares everything with c except its node array and that one
+ * node's aggregates, which come from a. Never modify or free the view;
+ * it is valid while c and a are. Returns 1, 0 when c has no such node,
+ * or -1 when out of memory.
+ */
+int cluster_view_without_pods(struct arena *a, const struct cluster *c,
+                              const char *node, const char *const *uids,
+                              size_t n_uids, struct cluster *view);
+
 /* True when the pod counts for scheduling (phase not Succeeded/Failed). */
 bool cluster_pod_is_active(const struct kube_pod *pod);
 

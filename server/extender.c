@@ -413,3 +413,164 @@ char *ext_prioritize(const struct app_state *st, struct arena *a,
     jsonw_end_array(&w);
     return jsonw_take(&w, out_len);
 }
+
+/* One preemption candidate: a node and the victims' UIDs. */
+struct ext_victims {
+    const char *node;
+    size_t n_uids;
+    const char **uids;
+    int64_t num_pdb_violations;
+};
+
+/* Victims of one candidate: full pods (uid from metadata) or MetaPods. */
+static int decode_victims(struct arena *a, const cJSON *v, bool meta,
+                          struct ext_victims *out, struct err *e)
+{
+    const cJSON *pods = member(v, "Pods"), *pdb = member(v, "NumPDBViolations");
+    const cJSON *it;
+    size_t i = 0;
+
+    if (!cJSON_IsObject(v))
+        return err_set(e, "%s: expected an object", out->node);
+    if (pdb && cJSON_IsNumber(pdb))
+        out->num_pdb_violations = (int64_t)pdb->valuedouble;
+    if (!pods || cJSON_IsNull(pods))
+        return 0;
+    if (!cJSON_IsArray(pods))
+        return err_set(e, "%s.Pods: expected an array", out->node);
+    out->uids = arena_calloc(a, (size_t)cJSON_GetArraySize(pods) + 1,
+                             sizeof(*out->uids));
+    if (!out->uids)
+        return err_set(e, "out of memory");
+    cJSON_ArrayForEach(it, pods)
+    {
+        const cJSON *uid =
+            meta ? member(it, "UID")
+                 : cJSON_GetObjectItemCaseSensitive(
+                       cJSON_GetObjectItemCaseSensitive(it, "metadata"), "uid");
+
+        if (!cJSON_IsString(uid) || !*uid->valuestring)
+            return err_set(e, "%s.Pods[%zu]: a victim without a UID", out->node,
+                           i);
+        out->uids[i++] = uid->valuestring;
+    }
+    out->n_uids = i;
+    return 0;
+}
+
+static int decode_candidates(struct arena *a, const cJSON *root,
+                             struct ext_victims **out, size_t *n, struct err *e)
+{
+    const cJSON *full = member(root, "NodeNameToVictims");
+    const cJSON *meta = member(root, "NodeNameToMetaVictims");
+    const cJSON *map = meta && !cJSON_IsNull(meta) ? meta : full, *it;
+    bool is_meta = map == meta;
+    size_t i = 0;
+
+    *n = 0;
+    if (!map || cJSON_IsNull(map))
+        return 0;
+    if (!cJSON_IsObject(map))
+        return err_set(e, "%s: expected an object of node name to victims",
+                       is_meta ? "NodeNameToMetaVictims" : "NodeNameToVictims");
+    *out = arena_calloc(a, (size_t)cJSON_GetArraySize(map) + 1, sizeof(**out));
+    if (!*out)
+        return err_set(e, "out of memory");
+    cJSON_ArrayForEach(it, map)
+    {
+        (*out)[i].node = it->string;
+        if (decode_victims(a, it, is_meta, &(*out)[i], e) < 0)
+            return err_prefix(e, "%s.",
+                              is_meta ? "NodeNameToMetaVictims"
+                                      : "NodeNameToVictims");
+        i++;
+    }
+    *n = i;
+    return 0;
+}
+
+/* Does the pod pass the predicates on cv.node once its victims are gone? */
+static int fits_without(const struct app_state *st, const struct kube_pod *pod,
+                        const struct ext_victims *cv, struct arena *a,
+                        bool *fits, struct err *e)
+{
+    struct cluster view;
+    const struct node_info *ni;
+    struct eval_result r;
+    int rc;
+
+    *fits = false;
+    rc = cluster_view_without_pods(a, &st->cluster->cluster, cv->node, cv->uids,
+                                   cv->n_uids, &view);
+    if (rc < 0)
+        return err_set(e, "out of memory");
+    if (rc == 0)
+        return 0; /* a node we do not know cannot be vouched for */
+    ni = cluster_node(&view, cv->node);
+    if (evaluate_pod(&st->plans, pod, &view, &ni, 1, EVAL_FILTER, a, &r, e) < 0)
+        return -1;
+    *fits = r.nodes[0].feasible;
+    return 0;
+}
+
+char *ext_preempt(const struct app_state *st, struct arena *a, const char *body,
+                  size_t len, size_t *out_len, struct err *e)
+{
+    cJSON *root = NULL;
+    const cJSON *podj;
+    struct kube_pod pod;
+    struct ext_victims *cands = NULL;
+    struct jsonw w;
+    size_t n = 0, i, k;
+
+    if (json_arena_parse(a, body, len, 0, &root, e) < 0) {
+        err_prefix(e, "request body: ");
+        return NULL;
+    }
+    if (!cJSON_IsObject(root)) {
+        err_set(e, "request body: expected an ExtenderPreemptionArgs object");
+        return NULL;
+    }
+    podj = member(root, "Pod");
+    if (!podj || cJSON_IsNull(podj)) {
+        err_set(e, "Pod: missing: the request names no pod");
+        return NULL;
+    }
+    if (kube_pod_from_cjson(a, podj, "Pod", &pod, e) < 0 ||
+        decode_candidates(a, root, &cands, &n, e) < 0)
+        return NULL;
+    jsonw_init(&w, 0);
+    jsonw_begin_object(&w);
+    jsonw_key(&w, "NodeNameToMetaVictims");
+    jsonw_begin_object(&w);
+    for (i = 0; i < n; i++) {
+        bool fits;
+
+        /* Never offer a node whose preemption evicts nothing. */
+        if (!cands[i].n_uids)
+            continue;
+        if (fits_without(st, &pod, &cands[i], a, &fits, e) < 0) {
+            jsonw_free(&w);
+            return NULL;
+        }
+        if (!fits)
+            continue;
+        jsonw_key(&w, cands[i].node);
+        jsonw_begin_object(&w);
+        jsonw_key(&w, "Pods");
+        jsonw_begin_array(&w);
+        for (k = 0; k < cands[i].n_uids; k++) {
+            jsonw_begin_object(&w);
+            jsonw_key(&w, "UID");
+            jsonw_string(&w, cands[i].uids[k]);
+            jsonw_end_object(&w);
+        }
+        jsonw_end_array(&w);
+        jsonw_key(&w, "NumPDBViolations");
+        jsonw_int(&w, cands[i].num_pdb_violations);
+        jsonw_end_object(&w);
+    }
+    jsonw_end_object(&w);
+    jsonw_end_object(&w);
+    return jsonw_take(&w, out_len);
+}

@@ -57,6 +57,17 @@ char *ext_prioritize(const struct app_state *st, struct arena *a,
                      struct err *e);
 
 /*
+ * Answer a preempt request (ExtenderPreemptionArgs, victims as full pods
+ * or as MetaVictims) with an ExtenderPreemptionResult: every candidate
+ * node, with its victims by UID, on which the pod passes the policy's
+ * predicates once those victims are gone. Nodes with no victims, and
+ * nodes the cache does not know, are never returned. NULL with e set on a
+ * bad request.
+ */
+char *ext_preempt(const struct app_state *st, struct arena *a, const char *body,
+                  size_t len, size_t *out_len, struct err *e);
+
+/*
  * The 0..10 extender score of a total, given the lowest and highest total
  * among the listed nodes: (total - lo) * 10 / (hi - lo), truncating, so
  * the best node gets 10 and the worst 0; all equal gives 10 to every node.

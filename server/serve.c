@@ -95,6 +95,29 @@ static char *policy_effective_json(const struct policy *p, size_t *len,
     return buf;
 }
 
+static void on_preempt(struct server *s, const struct srv_request *req,
+                       struct srv_response *resp, void *arg)
+{
+    struct app_state *st = state_or_reply(s, resp);
+    struct err e = { "" };
+    size_t len = 0;
+    char *out;
+
+    (void)arg;
+    if (!st)
+        return;
+    out = ext_preempt(st, req->arena, req->body, req->body_len, &len, &e);
+    app_release(st);
+    if (!out) {
+        /* ExtenderPreemptionResult has no Error field either. */
+        LOG_WARN("preempt: %s", e.msg);
+        srv_reply_owned(resp, 400, "application/json",
+                        ext_filter_error(e.msg, &len), len);
+        return;
+    }
+    srv_reply_owned(resp, 200, "application/json", out, len);
+}
+
 static void on_policy(struct server *s, const struct srv_request *req,
                       struct srv_response *resp, void *arg)
 {
@@ -147,6 +170,7 @@ static int register_all(struct server *s, struct serve_ctx *ctx, struct err *e)
         "Time of the last successful policy load.", "");
     if (srv_register_verb(s, "filter", on_filter, NULL, e) < 0 ||
         srv_register_verb(s, "prioritize", on_prioritize, NULL, e) < 0 ||
+        srv_register_verb(s, "preempt", on_preempt, NULL, e) < 0 ||
         srv_register_route(s, "/policy", SRV_GET, on_policy, NULL, e) < 0)
         return -1;
     s->app = ctx;

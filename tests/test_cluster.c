@@ -326,6 +326,52 @@ static void cluster_should_refuse_duplicate_node_names(void **state)
     arena_destroy(&a);
 }
 
+static void view_should_drop_victims_on_one_node_only(void **state)
+{
+    struct arena a, scratch;
+    struct kube_objects objs = { 0 };
+    struct kube_node *nodes[2];
+    struct kube_pod *pods[3];
+    const char *victims[] = { "b", "c" };
+    struct cluster c, view;
+    const struct node_info *orig, *v;
+    struct err e;
+
+    (void)state;
+    arena_init(&a, 0);
+    arena_init(&scratch, 0);
+    nodes[0] = mk_node(&a, "n1");
+    nodes[1] = mk_node(&a, "n2");
+    pods[0] = mk_pod(&a, "a", "n1", 100, 10);
+    pods[1] = mk_pod(&a, "b", "n1", 200, 20);
+    pods[2] = mk_pod(&a, "c", "n2", 400, 40); /* a victim, but elsewhere */
+    add_port(&a, pods[1], "TCP", "", 80);
+    objs.n_nodes = 2;
+    objs.nodes = nodes;
+    objs.n_pods = 3;
+    objs.pods = pods;
+    assert_int_equal(cluster_build(&c, &objs, &e), 0);
+    assert_int_equal(
+        cluster_view_without_pods(&scratch, &c, "n1", victims, 2, &view), 1);
+    v = cluster_node(&view, "n1");
+    assert_int_equal(v->n_pods, 1);
+    assert_int_equal(v->requested.milli_cpu, 100);
+    assert_int_equal(v->nonzero_memory, 10);
+    assert_false(node_info_port_conflict(v, "", "", 80));
+    /* The other node and the original snapshot are untouched. */
+    assert_int_equal(cluster_node(&view, "n2")->n_pods, 1);
+    orig = cluster_node(&c, "n1");
+    assert_int_equal(orig->n_pods, 2);
+    assert_int_equal(orig->requested.milli_cpu, 300);
+    assert_true(node_info_port_conflict(orig, "", "", 80));
+    assert_int_equal(view.n_pods, 2);
+    assert_int_equal(
+        cluster_view_without_pods(&scratch, &c, "n9", victims, 2, &view), 0);
+    arena_destroy(&scratch);
+    cluster_free(&c);
+    arena_destroy(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -334,6 +380,7 @@ int main(void)
         cmocka_unit_test(cluster_should_sum_scalars_and_release_ports),
         cmocka_unit_test(cluster_should_summarise_images_across_nodes),
         cmocka_unit_test(cluster_should_refuse_duplicate_node_names),
+        cmocka_unit_test(view_should_drop_victims_on_one_node_only),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

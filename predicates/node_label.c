@@ -1,0 +1,46 @@
+/*
+ * node_label.c: CheckNodeLabelPresence (labelsPresence argument), the
+ * v1.22 NodeLabel filter plugin (plugins/nodelabel). Only label keys
+ * matter: every presentLabels key must be on the node and no absentLabels
+ * key may be.
+ */
+#include "predicates/plugins.h"
+
+#include "kube/labels.h"
+#include "predicates/predicates.h"
+#include "predicates/reasons.h"
+
+static bool all_present(const struct kube_labels *l,
+                        const struct policy_strlist *keys, bool want)
+{
+    for (size_t i = 0; i < keys->n; i++)
+        if ((kube_labels_get(l, keys->v[i]) != NULL) != want)
+            return false;
+    return true;
+}
+
+/*
+ * Filter: args is a struct pred_args of kind PRED_ARGS_NODE_LABEL (any
+ * other kind, or NULL, means empty lists: always fit). Failure is
+ * UnschedulableAndUnresolvable; a node_info without a node is an error.
+ */
+enum pred_code pred_node_label_filter(const struct pred_cycle *cy,
+                                      const void *args, const void *state,
+                                      const struct node_info *ni,
+                                      struct pred_result *r)
+{
+    const struct pred_args *a = args;
+    const struct kube_labels *labels;
+
+    (void)cy;
+    (void)state;
+    if (!ni || !ni->node)
+        return pred_fail(r, PRED_ERROR, "node not found");
+    if (!a || a->kind != PRED_ARGS_NODE_LABEL)
+        return PRED_FIT;
+    labels = &ni->node->labels;
+    if (all_present(labels, &a->u.node_label.present, true) &&
+        all_present(labels, &a->u.node_label.absent, false))
+        return PRED_FIT;
+    return pred_fail(r, PRED_UNFIT_UNRESOLVABLE, PRED_REASON_NODE_LABEL);
+}

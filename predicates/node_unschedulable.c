@@ -1,0 +1,42 @@
+/*
+ * node_unschedulable.c: CheckNodeUnschedulable (mandatory), the v1.22
+ * NodeUnschedulable filter plugin (plugins/nodeunschedulable). A node with
+ * spec.unschedulable rejects every pod that does not tolerate the taint
+ * {node.kubernetes.io/unschedulable, "", NoSchedule}.
+ */
+#include "predicates/plugins.h"
+
+#include "kube/labels.h"
+#include "predicates/reasons.h"
+
+#define UNSCHEDULABLE_TAINT_KEY "node.kubernetes.io/unschedulable"
+
+/*
+ * Filter: fit unless the node is cordoned and the pod does not tolerate
+ * the unschedulable taint. Both failures are UnschedulableAndUnresolvable:
+ * evicting pods never uncordons a node.
+ */
+enum pred_code pred_node_unschedulable_filter(const struct pred_cycle *cy,
+                                              const void *args,
+                                              const void *state,
+                                              const struct node_info *ni,
+                                              struct pred_result *r)
+{
+    static const struct kube_taint taint = {
+        UNSCHEDULABLE_TAINT_KEY,
+        "",
+        "NoSchedule",
+    };
+    const struct kube_pod *pod = cy->pod;
+
+    (void)args;
+    (void)state;
+    if (!ni || !ni->node)
+        return pred_fail(r, PRED_UNFIT_UNRESOLVABLE,
+                         PRED_REASON_UNKNOWN_CONDITION);
+    if (!ni->node->unschedulable)
+        return PRED_FIT;
+    if (kube_tolerations_tolerate(pod->tolerations, pod->n_tolerations, &taint))
+        return PRED_FIT;
+    return pred_fail(r, PRED_UNFIT_UNRESOLVABLE, PRED_REASON_UNSCHEDULABLE);
+}

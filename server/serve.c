@@ -1,199 +1,17 @@
 /*
  * serve.c: the `serve` subcommand: parse the options (flags and --config),
- * configure logging, load the policy and the cluster snapshot, register
- * the extender verbs and the /policy route, and run until SIGTERM/SIGINT.
- * SIGHUP reloads the policy; a bad one is refused and the old one serves.
+ * configure logging, set up the extender application (serve_app.c) and
+ * run until SIGTERM/SIGINT.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "policy/policy.h"
 #include "server/cli.h"
-#include "server/extender.h"
 #include "server/http.h"
 #include "server/log.h"
 #include "server/options.h"
-#include "server/state.h"
-
-struct serve_ctx {
-    struct app app;
-    struct metrics_counter *reloads_ok;
-    struct metrics_counter *reloads_failed;
-    struct metrics_gauge *reload_time;
-};
-
-static struct app_state *state_or_reply(struct server *s,
-                                        struct srv_response *resp)
-{
-    struct serve_ctx *ctx = s->app;
-    struct app_state *st = app_acquire(&ctx->app);
-
-    if (!st)
-        srv_reply_text(resp, 503, "not ready: policy not loaded\n");
-    return st;
-}
-
-static void on_filter(struct server *s, const struct srv_request *req,
-                      struct srv_response *resp, void *arg)
-{
-    struct serve_ctx *ctx = s->app;
-    struct app_state *st = app_acquire(&ctx->app);
-    size_t len = 0;
-    char *out;
-
-    (void)arg;
-    out = st ? ext_filter(st, req->arena, req->body, req->body_len, &len)
-             : ext_filter_error("extender not ready: policy not loaded", &len);
-    app_release(st);
-    srv_reply_owned(resp, 200, "application/json", out, len);
-}
-
-static void on_prioritize(struct server *s, const struct srv_request *req,
-                          struct srv_response *resp, void *arg)
-{
-    struct app_state *st = state_or_reply(s, resp);
-    struct err e = { "" };
-    size_t len = 0;
-    char *out;
-
-    (void)arg;
-    if (!st)
-        return;
-    out = ext_prioritize(st, req->arena, req->body, req->body_len,
-                         s->opts.score_scale == OPTS_SCORE_RAW, &len, &e);
-    app_release(st);
-    if (!out) {
-        /* HostPriorityList has no Error field: kube-scheduler ignores a
-         * failed prioritize call, and logs the status. */
-        LOG_WARN("prioritize: %s", e.msg);
-        srv_reply_owned(resp, 400, "application/json",
-                        ext_filter_error(e.msg, &len), len);
-        return;
-    }
-    srv_reply_owned(resp, 200, "application/json", out, len);
-}
-
-/* The effective policy as `check --output json` prints it (malloc'd). */
-static char *policy_effective_json(const struct policy *p, size_t *len,
-                                   struct err *e)
-{
-    char *buf = NULL;
-    FILE *f = open_memstream(&buf, len);
-
-    if (!f) {
-        err_set(e, "out of memory");
-        return NULL;
-    }
-    policy_print_check(f, p, 1);
-    if (fclose(f) != 0) {
-        free(buf);
-        err_set(e, "out of memory");
-        return NULL;
-    }
-    return buf;
-}
-
-static void on_preempt(struct server *s, const struct srv_request *req,
-                       struct srv_response *resp, void *arg)
-{
-    struct app_state *st = state_or_reply(s, resp);
-    struct err e = { "" };
-    size_t len = 0;
-    char *out;
-
-    (void)arg;
-    if (!st)
-        return;
-    out = ext_preempt(st, req->arena, req->body, req->body_len, &len, &e);
-    app_release(st);
-    if (!out) {
-        /* ExtenderPreemptionResult has no Error field either. */
-        LOG_WARN("preempt: %s", e.msg);
-        srv_reply_owned(resp, 400, "application/json",
-                        ext_filter_error(e.msg, &len), len);
-        return;
-    }
-    srv_reply_owned(resp, 200, "application/json", out, len);
-}
-
-static void on_policy(struct server *s, const struct srv_request *req,
-                      struct srv_response *resp, void *arg)
-{
-    struct app_state *st = state_or_reply(s, resp);
-    struct err e = { "" };
-    size_t len = 0;
-    char *out;
-
-    (void)arg;
-    (void)req;
-    if (!st)
-        return;
-    out = policy_effective_json(st->policy, &len, &e);
-    app_release(st);
-    if (!out) {
-        srv_reply_text(resp, 500, e.msg);
-        return;
-    }
-    srv_reply_owned(resp, 200, "application/json", out, len);
-}
-
-static int on_reload(struct server *s, void *arg)
-{
-    struct serve_ctx *ctx = arg;
-    struct err e = { "" };
-
-    if (app_reload_policy(&ctx->app, &e) < 0) {
-        metrics_counter_add(ctx->reloads_failed, 1);
-        LOG_ERROR("policy reload refused, the running policy keeps serving: "
-                  "%s",
-                  e.msg);
-        return -1;
-    }
-    metrics_counter_add(ctx->reloads_ok, 1);
-    metrics_gauge_set(ctx->reload_time, (double)time(NULL));
-    LOG_INFO("policy reloaded from %s", s->opts.policy_file);
-    return 0;
-}
-
-static int register_all(struct server *s, struct serve_ctx *ctx, struct err *e)
-{
-    ctx->reloads_ok = metrics_counter(s->metrics, "kpe_policy_reloads_total",
-                                      "Policy loads and reloads by result.",
-                                      "result=\"success\"");
-    ctx->reloads_failed = metrics_counter(
-        s->metrics, "kpe_policy_reloads_total",
-        "Policy loads and reloads by result.", "result=\"failure\"");
-    ctx->reload_time = metrics_gauge(
-        s->metrics, "kpe_policy_last_reload_success_timestamp_seconds",
-        "Time of the last successful policy load.", "");
-    if (srv_register_verb(s, "filter", on_filter, NULL, e) < 0 ||
-        srv_register_verb(s, "prioritize", on_prioritize, NULL, e) < 0 ||
-        srv_register_verb(s, "preempt", on_preempt, NULL, e) < 0 ||
-        srv_register_route(s, "/policy", SRV_GET, on_policy, NULL, e) < 0)
-        return -1;
-    s->app = ctx;
-    s->reload = on_reload;
-    s->reload_arg = ctx;
-    return 0;
-}
-
-static int load(struct server *s, struct serve_ctx *ctx, struct err *e)
-{
-    if (!s->opts.policy_file)
-        return err_set(e, "--policy is required (a Policy file, JSON or INI)");
-    if (app_load(&ctx->app, e) < 0) {
-        metrics_counter_add(ctx->reloads_failed, 1);
-        return -1;
-    }
-    metrics_counter_add(ctx->reloads_ok, 1);
-    metrics_gauge_set(ctx->reload_time, (double)time(NULL));
-    LOG_INFO("serving policy %s over %zu cluster file(s)", s->opts.policy_file,
-             s->opts.n_cluster_files);
-    srv_set_ready(s, 1, NULL);
-    return 0;
-}
+#include "server/serve_app.h"
 
 int cli_serve(int argc, char **argv)
 {
@@ -202,7 +20,7 @@ int cli_serve(int argc, char **argv)
     struct serve_ctx ctx;
     struct arena a;
     struct err e = { "" };
-    int rc = 1, app_ready = 0;
+    int rc = 1;
 
     arena_init(&a, 0);
     if (opts_parse(&o, &a, argc, argv, &e) != 0) {
@@ -221,22 +39,17 @@ int cli_serve(int argc, char **argv)
                   o.log_format == OPTS_LOG_JSON ? LOG_FORMAT_JSON
                                                 : LOG_FORMAT_TEXT,
                   o.verbosity);
-    app_init(&ctx.app, o.policy_file, o.cluster_files, o.n_cluster_files,
-             o.compat == OPTS_COMPAT_LEGACY ? POLICY_COMPAT_LEGACY : 0);
-    app_ready = 1;
+    memset(&ctx, 0, sizeof(ctx));
     s = srv_new(&o, &e);
-    if (!s || register_all(s, &ctx, &e) < 0)
-        goto out;
-    srv_set_ready(s, 0, "policy and cluster not loaded");
-    if (load(s, &ctx, &e) < 0 || srv_start(s, &e) != 0 || srv_run(s, &e) != 0)
+    if (!s || serve_app_init(&ctx, s, &e) < 0 || srv_start(s, &e) != 0 ||
+        srv_run(s, &e) != 0)
         goto out;
     rc = 0;
 out:
     if (rc)
         LOG_ERROR("%s", e.msg);
     srv_free(s);
-    if (app_ready)
-        app_destroy(&ctx.app);
+    serve_app_destroy(&ctx);
     arena_destroy(&a);
     return rc;
 }

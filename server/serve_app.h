@@ -1,0 +1,30 @@
+/*
+ * serve_app.h: the extender application that `serve` runs on the HTTP
+ * server: state, verbs, /policy and reload (see serve_app.c).
+ */
+#ifndef SERVER_SERVE_APP_H
+#define SERVER_SERVE_APP_H
+
+#include "kube/err.h"
+#include "server/server.h"
+#include "server/state.h"
+
+struct serve_ctx {
+    struct app app;
+    int ready; /* app initialised */
+    struct metrics_counter *reloads_ok;
+    struct metrics_counter *reloads_failed;
+    struct metrics_gauge *reload_time;
+};
+
+/*
+ * Register the verbs and routes on s (created, not started), load the
+ * policy and cluster named in s->opts and mark the server ready. ctx must
+ * be zeroed and outlive s. Returns 0, or -1 with e set.
+ */
+int serve_app_init(struct serve_ctx *ctx, struct server *s, struct err *e);
+
+/* Release the state (after the server has stopped). */
+void serve_app_destroy(struct serve_ctx *ctx);
+
+#endif

@@ -202,6 +202,9 @@ static const struct fit_case storage[] = {
       "" },
     { "storage ephemeral local storage request exceeds allocatable",
       POD(CONTAINERS(C(0, 0, 25, ""))), C(2, 2, 0, ""), NULL, NULL, R_EPH },
+    /* this row is in the v1.24-era copy; v1.22 semantics give the same */
+    { "ephemeral local storage is sufficient", POD(CONTAINERS(C(0, 0, 5, ""))),
+      C(2, 2, 10, ""), NULL, NULL, "" },
     { "pod fits", POD(CONTAINERS(C(0, 0, 10, ""))), C(2, 2, 0, ""), NULL, NULL,
       "" },
 };

@@ -1,0 +1,162 @@
+/*
+ * service_affinity.c: CheckServiceAffinity (a `serviceAffinity` argument),
+ * the v1.22 ServiceAffinity filter plugin (plugins/serviceaffinity): the
+ * node must carry the pod's nodeSelector values for the affinity labels;
+ * labels the selector leaves open are taken from the node of the first pod
+ * that looks like this one, when some Service selects the pod
+ * (predicates.md B.10).
+ */
+#include <stdbool.h>
+#include <string.h>
+
+#include "kube/labels.h"
+#include "predicates/plugins.h"
+#include "predicates/predicates.h"
+#include "predicates/reasons.h"
+
+/* A pod of the namespace whose labels contain the incoming pod's. */
+struct sa_match {
+    const struct kube_pod *pod;
+    const struct node_info *ni;
+};
+
+struct sa_state {
+    const char **wanted; /* per affinity label: nodeSelector value or NULL */
+    bool missing;        /* some affinity label has no nodeSelector value */
+    bool has_services;   /* some Service of the namespace selects the pod */
+    size_t n_matches;
+    struct sa_match *matches; /* node order, then pod order on the node */
+};
+
+static const struct policy_strlist *affinity_labels(const void *args)
+{
+    const struct pred_args *a = args;
+
+    if (!a || a->kind != PRED_ARGS_SERVICE_AFFINITY)
+        return NULL;
+    return &a->u.service_affinity.labels;
+}
+
+/* GetPodServices: a nil selector selects nothing, an empty one all. */
+static bool pod_has_services(const struct cluster *c,
+                             const struct kube_pod *pod)
+{
+    size_t i;
+
+    for (i = 0; i < c->objs->n_services; i++) {
+        const struct kube_service *s = c->objs->services[i];
+
+        if (strcmp(s->namespace, pod->namespace) || !s->selector.present)
+            continue;
+        if (kube_labels_contain(&pod->labels, &s->selector))
+            return true;
+    }
+    return false;
+}
+
+/* filterPods: pods of the namespace whose labels contain pod's labels. */
+static int collect_matches(const struct cluster *c, const struct kube_pod *pod,
+                           struct arena *a, struct sa_state *s)
+{
+    size_t i, j, n = 0;
+
+    for (i = 0; i < c->n_nodes; i++)
+        n += c->nodes[i].n_pods;
+    if (!n)
+        return 0;
+    s->matches = arena_calloc(a, n, sizeof(*s->matches));
+    if (!s->matches)
+        return -1;
+    for (i = 0; i < c->n_nodes; i++) {
+        const struct node_info *ni = &c->nodes[i];
+
+        for (j = 0; j < ni->n_pods; j++) {
+            const struct kube_pod *p = ni->pods[j];
+
+            if (strcmp(p->namespace, pod->namespace) ||
+                !kube_labels_contain(&p->labels, &pod->labels))
+                continue;
+            s->matches[s->n_matches].pod = p;
+            s->matches[s->n_matches++].ni = ni;
+        }
+    }
+    return 0;
+}
+
+enum pred_code pred_service_affinity_prefilter(struct pred_cycle *cy,
+                                               const void *args, void **state,
+                                               struct pred_result *r)
+{
+    const struct policy_strlist *labels = affinity_labels(args);
+    struct sa_state *s = arena_calloc(cy->arena, 1, sizeof(*s));
+    size_t i;
+
+    if (!s)
+        return pred_fail(r, PRED_ERROR, "ServiceAffinity: out of memory");
+    *state = s;
+    if (!labels || !labels->n)
+        return PRED_FIT;
+    s->wanted = arena_calloc(cy->arena, labels->n, sizeof(*s->wanted));
+    if (!s->wanted)
+        return pred_fail(r, PRED_ERROR, "ServiceAffinity: out of memory");
+    for (i = 0; i < labels->n; i++) {
+        s->wanted[i] = kube_labels_get(&cy->pod->node_selector, labels->v[i]);
+        if (!s->wanted[i])
+            s->missing = true;
+    }
+    s->has_services = pod_has_services(cy->cluster, cy->pod);
+    if (s->missing && s->has_services &&
+        collect_matches(cy->cluster, cy->pod, cy->arena, s) < 0)
+        return pred_fail(r, PRED_ERROR, "ServiceAffinity: out of memory");
+    return PRED_FIT;
+}
+
+/*
+ * The node of the first matching pod after NodeInfo.FilterOutPods: a pod
+ * on the node being filtered counts only when it has a UID (v1.22 keys
+ * NodeInfo pods by UID and drops the pod when it has none). NULL: none.
+ */
+static const struct node_info *backfill_node(const struct sa_state *s,
+                                             const struct node_info *ni)
+{
+    size_t i;
+
+    for (i = 0; i < s->n_matches; i++) {
+        const struct sa_match *m = &s->matches[i];
+
+        if (m->ni != ni || (m->pod->uid && *m->pod->uid))
+            return m->ni;
+    }
+    return NULL;
+}
+
+enum pred_code pred_service_affinity_filter(const struct pred_cycle *cy,
+                                            const void *args, const void *state,
+                                            const struct node_info *ni,
+                                            struct pred_result *r)
+{
+    const struct policy_strlist *labels = affinity_labels(args);
+    const struct sa_state *s = state;
+    const struct node_info *from = NULL;
+    size_t i;
+
+    (void)cy;
+    if (!labels || !labels->n)
+        return PRED_FIT;
+    if (!s || !s->wanted)
+        return pred_fail(r, PRED_ERROR,
+                         "error reading \"PreFilterServiceAffinity\" from "
+                         "cycleState: not found");
+    if (s->missing && s->has_services)
+        from = backfill_node(s, ni);
+    for (i = 0; i < labels->n; i++) {
+        const char *want = s->wanted[i];
+        const char *have = kube_labels_get(&ni->node->labels, labels->v[i]);
+
+        if (!want && from)
+            want = kube_labels_get(&from->node->labels, labels->v[i]);
+        if (want && (!have || strcmp(have, want)))
+            return pred_fail(r, PRED_UNFIT, PRED_REASON_SERVICE_AFFINITY);
+    }
+    return PRED_FIT;
+}

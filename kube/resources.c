@@ -226,10 +226,17 @@ static void max_list(struct kube_resources *out,
     for (i = 0; i < rl->n_scalars; i++) {
         struct kube_scalar *s;
 
+        bool found;
+
         if (!kube_resource_is_scalar(rl->scalars[i].name))
             continue;
+        /* SetMaxResource: only a larger value creates or raises the entry,
+         * so an init container's zero request adds nothing. */
+        if (rl->scalars[i].value <=
+            kube_resources_scalar(out, rl->scalars[i].name, &found))
+            continue;
         s = scalar_slot(out, rl->scalars[i].name);
-        s->value = max64(s->value, rl->scalars[i].value);
+        s->value = rl->scalars[i].value;
     }
 }
 

@@ -1,0 +1,240 @@
+/*
+ * inter_pod_affinity.c: MatchInterPodAffinity, the filter half of v1.22's
+ * InterPodAffinity plugin (plugins/interpodaffinity filtering.go): the
+ * pod's required affinity and anti-affinity, and the required
+ * anti-affinity of pods already running, by topology domain. Terms are
+ * scoped and matched in inter_pod_affinity_terms.c.
+ */
+#include "predicates/inter_pod_affinity.h"
+
+#include "kube/labels.h"
+#include "predicates/plugins.h"
+#include "predicates/reasons.h"
+#include "predicates/topology_counts.h"
+
+#define NO_STATE                                                               \
+    "error reading \"PreFilterInterPodAffinity\" from cycleState: not found"
+
+struct ipa_state {
+    size_t n_affinity;
+    struct pred_ipa_term *affinity;
+    size_t n_anti;
+    struct pred_ipa_term *anti;
+    bool self_matches; /* the pod matches all its own affinity terms */
+    struct pred_topo_counts existing_anti;   /* E */
+    struct pred_topo_counts affinity_counts; /* A */
+    struct pred_topo_counts anti_counts;     /* N */
+};
+
+/* +1 at (key, node's value) when the node has the key. */
+static int bump(struct pred_topo_counts *m, const struct kube_node *node,
+                const char *key)
+{
+    const char *v = kube_labels_get(&node->labels, key);
+    int64_t *count;
+
+    if (!v)
+        return 0;
+    count = pred_topo_counts_slot(m, key, v);
+    if (!count)
+        return -1;
+    (*count)++;
+    return 0;
+}
+
+/* E: existing pods' required anti-affinity terms matching the pod. */
+static int count_existing_anti(const struct pred_cycle *cy, struct ipa_state *s)
+{
+    const struct cluster *c = cy->cluster;
+    const struct kube_namespace *ns = cluster_namespace(c, cy->pod->namespace);
+    const struct kube_labels *ns_labels = ns ? &ns->labels : NULL;
+    size_t i, j, k;
+
+    for (i = 0; i < c->n_nodes; i++) {
+        const struct node_info *ni = &c->nodes[i];
+
+        for (j = 0; ni->n_anti_affinity_pods && j < ni->n_pods; j++) {
+            const struct kube_pod *x = ni->pods[j];
+            const struct kube_pod_affinity *anti =
+                &x->affinity.pod_anti_affinity;
+
+            if (!pred_ipa_terms_valid(anti->required, anti->n_required))
+                continue;
+            for (k = 0; k < anti->n_required; k++)
+                if (pred_ipa_existing_term_matches(x, &anti->required[k],
+                                                   cy->pod, ns_labels) &&
+                    bump(&s->existing_anti, ni->node,
+                         anti->required[k].topology_key) < 0)
+                    return -1;
+        }
+    }
+    return 0;
+}
+
+/* A and N: existing pods matched by the pod's own terms. */
+static int count_incoming(const struct cluster *c, struct ipa_state *s)
+{
+    size_t i, j, k;
+
+    if (!s->n_affinity && !s->n_anti)
+        return 0;
+    for (i = 0; i < c->n_nodes; i++) {
+        const struct node_info *ni = &c->nodes[i];
+
+        for (j = 0; j < ni->n_pods; j++) {
+            const struct kube_pod *x = ni->pods[j];
+
+            if (pred_ipa_terms_match_all(s->affinity, s->n_affinity, x))
+                for (k = 0; k < s->n_affinity; k++)
+                    if (bump(&s->affinity_counts, ni->node,
+                             s->affinity[k].topology_key) < 0)
+                        return -1;
+            for (k = 0; k < s->n_anti; k++)
+                if (pred_ipa_term_matches(&s->anti[k], x) &&
+                    bump(&s->anti_counts, ni->node, s->anti[k].topology_key) <
+                        0)
+                    return -1;
+        }
+    }
+    return 0;
+}
+
+enum pred_code pred_inter_pod_affinity_prefilter(struct pred_cycle *cy,
+                                                 const void *args, void **state,
+                                                 struct pred_result *r)
+{
+    const struct kube_pod *pod = cy->pod;
+    const struct kube_pod_affinity *aff = &pod->affinity.pod_affinity;
+    const struct kube_pod_affinity *anti = &pod->affinity.pod_anti_affinity;
+    const char *why = pred_ipa_parse_error(cy->arena, pod);
+    struct ipa_state *s;
+
+    (void)args;
+    if (why)
+        return pred_failf(r, PRED_UNFIT_UNRESOLVABLE, "parsing pod: %s", why);
+    s = arena_calloc(cy->arena, 1, sizeof(*s));
+    if (!s)
+        return pred_fail(r, PRED_ERROR, "out of memory");
+    pred_topo_counts_init(&s->existing_anti, cy->arena);
+    pred_topo_counts_init(&s->affinity_counts, cy->arena);
+    pred_topo_counts_init(&s->anti_counts, cy->arena);
+    s->n_affinity = aff->n_required;
+    s->n_anti = anti->n_required;
+    if (pred_ipa_terms_build(cy->arena, cy->cluster, pod, aff->required,
+                             aff->n_required, &s->affinity) < 0 ||
+        pred_ipa_terms_build(cy->arena, cy->cluster, pod, anti->required,
+                             anti->n_required, &s->anti) < 0 ||
+        count_existing_anti(cy, s) < 0 || count_incoming(cy->cluster, s) < 0)
+        return pred_fail(r, PRED_ERROR, "out of memory");
+    s->self_matches = pred_ipa_terms_match_all(s->affinity, s->n_affinity, pod);
+    *state = s;
+    return PRED_FIT;
+}
+
+/* satisfyPodAffinity, with the "first pod of a group" exception. */
+static bool affinity_ok(const struct ipa_state *s, const struct kube_node *n)
+{
+    bool pods_exist = true;
+    size_t i;
+
+    for (i = 0; i < s->n_affinity; i++) {
+        const char *key = s->affinity[i].topology_key;
+        const char *v = kube_labels_get(&n->labels, key);
+
+        if (!v)
+            return false;
+        if (pred_topo_counts_get(&s->affinity_counts, key, v) <= 0)
+            pods_exist = false;
+    }
+    return pods_exist || (!s->affinity_counts.n && s->self_matches);
+}
+
+static bool anti_affinity_ok(const struct ipa_state *s,
+                             const struct kube_node *n)
+{
+    size_t i;
+
+    for (i = 0; i < s->n_anti; i++) {
+        const char *key = s->anti[i].topology_key;
+        const char *v = kube_labels_get(&n->labels, key);
+
+        if (v && pred_topo_counts_get(&s->anti_counts, key, v) > 0)
+            return false;
+    }
+    return true;
+}
+
+static bool existing_anti_affinity_ok(const struct ipa_state *s,
+                                      const struct kube_node *n)
+{
+    size_t i;
+
+    for (i = 0; s->existing_anti.n && i < n->labels.n; i++)
+        if (pred_topo_counts_get(&s->existing_anti, n->labels.items[i].key,
+                                 n->labels.items[i].value) > 0)
+            return false;
+    return true;
+}
+
+enum pred_code pred_inter_pod_affinity_filter(const struct pred_cycle *cy,
+                                              const void *args,
+                                              const void *state,
+                                              const struct node_info *ni,
+                                              struct pred_result *r)
+{
+    const struct ipa_state *s = state;
+
+    (void)cy;
+    (void)args;
+    if (!s)
+        return pred_fail(r, PRED_ERROR, NO_STATE);
+    if (!affinity_ok(s, ni->node)) {
+        pred_fail(r, PRED_UNFIT_UNRESOLVABLE, PRED_REASON_AFFINITY_NOT_MATCH);
+        return pred_fail(r, PRED_UNFIT_UNRESOLVABLE,
+                         PRED_REASON_AFFINITY_RULES);
+    }
+    if (!anti_affinity_ok(s, ni->node)) {
+        pred_fail(r, PRED_UNFIT, PRED_REASON_AFFINITY_NOT_MATCH);
+        return pred_fail(r, PRED_UNFIT, PRED_REASON_ANTI_AFFINITY_RULES);
+    }
+    if (!existing_anti_affinity_ok(s, ni->node)) {
+        pred_fail(r, PRED_UNFIT, PRED_REASON_AFFINITY_NOT_MATCH);
+        return pred_fail(r, PRED_UNFIT, PRED_REASON_EXISTING_ANTI_AFFINITY);
+    }
+    return PRED_FIT;
+}
+
+/* ---- read-only view (inter_pod_affinity.h) ---- */
+
+static const struct pred_topo_counts *counts_of(const void *state,
+                                                enum pred_ipa_counts which)
+{
+    const struct ipa_state *s = state;
+
+    if (!s)
+        return NULL;
+    switch (which) {
+    case PRED_IPA_EXISTING_ANTI:
+        return &s->existing_anti;
+    case PRED_IPA_AFFINITY:
+        return &s->affinity_counts;
+    case PRED_IPA_ANTI_AFFINITY:
+        return &s->anti_counts;
+    }
+    return NULL;
+}
+
+size_t pred_ipa_state_pairs(const void *state, enum pred_ipa_counts which)
+{
+    const struct pred_topo_counts *m = counts_of(state, which);
+
+    return m ? m->n : 0;
+}
+
+int64_t pred_ipa_state_count(const void *state, enum pred_ipa_counts which,
+                             const char *key, const char *value)
+{
+    const struct pred_topo_counts *m = counts_of(state, which);
+
+    return m ? pred_topo_counts_get(m, key, value) : 0;
+}

@@ -27,6 +27,13 @@ static const struct prio_args args_weights = {
 };
 static const struct prio_args args_ext = { .kind = PRIO_ARGS_RESOURCES,
                                            .u.resources = { with_ext, 3 } };
+/* A repeated name keeps its last weight; "pods" is never scored. */
+static struct policy_resource repeated[] = {
+    { "cpu", 1 }, { "memory", 1 }, { "pods", 1 }, { "cpu", 3 }
+};
+static const struct prio_args args_repeated = {
+    .kind = PRIO_ARGS_RESOURCES, .u.resources = { repeated, 4 }
+};
 /* The Policy path: kind RESOURCES without a list means cpu=1, memory=1. */
 static const struct prio_args args_policy = { .kind = PRIO_ARGS_RESOURCES };
 
@@ -179,6 +186,13 @@ static const struct la_case ours[] = {
         { SFX_NON_ZERO_CONTAINER("e1", "n1") },
         /* cpu (1000-200)*100/1000 = 80, memory (1000-400)*100/1000 = 60 */
         { 70 } } },
+    { &args_repeated,
+      { "a repeated resource name scores once, with its last weight",
+        SFX_CPU_AND_MEMORY("p", ""),
+        { SFX_NODE("n1", "4000m", "10000") },
+        { NULL },
+        /* (cpu 25 x 3 + memory 50 x 1) / 4 */
+        { 31 } } },
 };
 
 static void run(const struct la_case *cases, size_t n)

@@ -1,0 +1,50 @@
+/*
+ * balanced_allocation.c: BalancedResourceAllocation, the v1.22 score plugin
+ * NodeResourcesBalancedAllocation (noderesources/balanced_allocation.go):
+ * 100 × (1 − |cpu fraction − memory fraction|), each fraction of the
+ * allocatable in use once the pod is placed, capped at 1.
+ *
+ * Patch level: v1.22.4 and later (upstream #105845, cherry-picked to
+ * release-1.22): both sides count actual requests (NodeInfo.Requested and
+ * the pod's requests without the 100m / 200Mi defaults). v1.22.0-3 used
+ * the non-zero sums as LeastAllocated does; the latest v1.22 patch is the
+ * one a v1.22 cluster runs.
+ */
+#include "priorities/plugins.h"
+#include "priorities/resource_allocation.h"
+
+#include <math.h>
+
+/* fractionOfCapacity, capped at 1; an excluded resource counts as 1. */
+static double fraction(const struct kube_pod *pod, const struct node_info *ni,
+                       const char *name)
+{
+    int64_t alloc, req;
+    double f;
+
+    if (!prio_res_node_pair(pod, ni, name, PRIO_RES_REQUESTED, &alloc, &req))
+        return 1;
+    f = (double)req / (double)alloc;
+    return f > 1 ? 1 : f;
+}
+
+/*
+ * Score: only cpu and memory (v1.22 takes no resource list here). Never
+ * fails; no normalisation.
+ */
+int prio_balanced_allocation_score(const struct prio_cycle *cy,
+                                   const void *args, const void *state,
+                                   const struct node_info *ni, int64_t *score,
+                                   struct err *e)
+{
+    double cpu, mem, diff;
+
+    (void)args;
+    (void)state;
+    (void)e;
+    cpu = fraction(cy->pod, ni, "cpu");
+    mem = fraction(cy->pod, ni, "memory");
+    diff = fabs(cpu - mem);
+    *score = prio_f2i64((1 - diff) * (double)PRIO_MAX_NODE_SCORE);
+    return 0;
+}

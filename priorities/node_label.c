@@ -1,0 +1,51 @@
+/*
+ * node_label.c: the custom priority labelPreference, the v1.22 score
+ * plugin NodeLabel (plugins/nodelabel): 100 for each preferred-present
+ * label the node has and each preferred-absent label it lacks, averaged
+ * over all the preferences of the Policy.
+ */
+#include "priorities/plugins.h"
+
+#include "kube/labels.h"
+#include "priorities/priorities.h"
+
+static bool has_label(const struct kube_node *node, const char *key)
+{
+    return kube_labels_get(&node->labels, key) != NULL;
+}
+
+/*
+ * Score: (100 × satisfied preferences) / preferences, integer division;
+ * only key presence counts. No preferences (or no NodeLabel args): 0,
+ * where upstream would divide by zero (a Policy always has one).
+ */
+int prio_node_label_score(const struct prio_cycle *cy, const void *args,
+                          const void *state, const struct node_info *ni,
+                          int64_t *score, struct err *e)
+{
+    const struct prio_args *a = args;
+    const struct policy_strlist *present, *absent;
+    int64_t sum = 0;
+    size_t i, n;
+
+    (void)cy;
+    (void)state;
+    (void)e;
+    *score = 0;
+    if (!a || a->kind != PRIO_ARGS_NODE_LABEL)
+        return 0;
+    present = &a->u.node_label.present;
+    absent = &a->u.node_label.absent;
+    for (i = 0; i < present->n; i++) {
+        if (has_label(ni->node, present->v[i]))
+            sum += PRIO_MAX_NODE_SCORE;
+    }
+    for (i = 0; i < absent->n; i++) {
+        if (!has_label(ni->node, absent->v[i]))
+            sum += PRIO_MAX_NODE_SCORE;
+    }
+    n = present->n + absent->n;
+    if (n > 0)
+        *score = sum / (int64_t)n;
+    return 0;
+}

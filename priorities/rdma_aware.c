@@ -1,0 +1,53 @@
+/*
+ * rdma_aware.c: our CustomPriorityPolicy (alias RdmaAwarePriority), no
+ * v1.22 counterpart: pods that communicate heavily (label key
+ * highComm.podLabel, default "high-comm") prefer RDMA nodes (label
+ * highComm.nodeLabel equal to highComm.nodeLabelValue, default
+ * node.kubernetes.io/rdma-enabled = "true"); all other pods prefer to
+ * leave those nodes free.
+ */
+#include "priorities/plugins.h"
+
+#include <string.h>
+
+#include "kube/labels.h"
+#include "priorities/priorities.h"
+
+/* The highComm names from args, or the defaults of predicates.h. */
+static void names(const struct prio_args *a, const char **pod_label,
+                  const char **node_label, const char **node_value)
+{
+    bool hc = a && a->kind == PRIO_ARGS_HIGH_COMM;
+
+    *pod_label = hc && a->u.high_comm.pod_label
+                     ? a->u.high_comm.pod_label
+                     : PRED_HIGH_COMM_DEFAULT_POD_LABEL;
+    *node_label = hc && a->u.high_comm.node_label
+                      ? a->u.high_comm.node_label
+                      : PRED_HIGH_COMM_DEFAULT_NODE_LABEL;
+    *node_value = hc && a->u.high_comm.node_label_value
+                      ? a->u.high_comm.node_label_value
+                      : PRED_HIGH_COMM_DEFAULT_NODE_VALUE;
+}
+
+/*
+ * Score: 100 when the pod's kind (high-comm or not) matches the node's
+ * (RDMA or not), else 0. Only the pod label's key matters; the node label
+ * must equal the value exactly. No normalisation.
+ */
+int prio_rdma_aware_score(const struct prio_cycle *cy, const void *args,
+                          const void *state, const struct node_info *ni,
+                          int64_t *score, struct err *e)
+{
+    const char *pod_label, *node_label, *node_value, *have;
+    bool high_comm, rdma;
+
+    (void)state;
+    (void)e;
+    names(args, &pod_label, &node_label, &node_value);
+    high_comm = kube_labels_get(&cy->pod->labels, pod_label) != NULL;
+    have = kube_labels_get(&ni->node->labels, node_label);
+    rdma = have && !strcmp(have, node_value);
+    *score = high_comm == rdma ? PRIO_MAX_NODE_SCORE : 0;
+    return 0;
+}

@@ -1,0 +1,176 @@
+/*
+ * resource_allocation.c: allocatable/requested pairs for the resource-based
+ * score plugins, as noderesources/resource_allocation.go (v1.22) computes
+ * them, with the pod side per util/non_zero.go. Nothing here allocates:
+ * the pod side is recomputed per (node, resource) from a few containers.
+ */
+#include "priorities/resource_allocation.h"
+
+#include <string.h>
+
+#include "kube/resources.h"
+
+#define RES_CPU       "cpu"
+#define RES_MEMORY    "memory"
+#define RES_EPHEMERAL "ephemeral-storage"
+
+static const struct policy_resource default_resources[] = {
+    { RES_CPU, 1 },
+    { RES_MEMORY, 1 },
+};
+
+void prio_res_list_default(struct prio_res_list *out)
+{
+    out->v = default_resources;
+    out->n = sizeof(default_resources) / sizeof(default_resources[0]);
+}
+
+void prio_res_list_from_args(const void *args, struct prio_res_list *out)
+{
+    const struct prio_args *a = args;
+
+    if (a && a->kind == PRIO_ARGS_RTCR) {
+        out->v = a->u.rtcr.resources;
+        out->n = a->u.rtcr.resources ? a->u.rtcr.n_resources : 0;
+        return;
+    }
+    if (a && a->kind == PRIO_ARGS_RESOURCES && a->u.resources.resources) {
+        out->v = a->u.resources.resources;
+        out->n = a->u.resources.n_resources;
+        return;
+    }
+    prio_res_list_default(out);
+}
+
+bool prio_res_list_shadowed(const struct prio_res_list *l, size_t i)
+{
+    size_t j;
+
+    for (j = i + 1; j < l->n; j++) {
+        if (!strcmp(l->v[j].name, l->v[i].name))
+            return true;
+    }
+    return false;
+}
+
+/*
+ * One container's request for name: GetNonzeroRequestForResource
+ * (PRIO_RES_NON_ZERO: missing cpu/memory keys take the defaults, other
+ * non-scalar names count 0) or the plain request (missing: 0).
+ */
+static int64_t container_request(const struct kube_resources *rl,
+                                 const char *name, enum prio_res_mode mode)
+{
+    bool non_zero = mode == PRIO_RES_NON_ZERO;
+
+    if (!strcmp(name, RES_CPU)) {
+        if (!(rl->has & KUBE_RES_CPU))
+            return non_zero ? KUBE_DEFAULT_MILLI_CPU_REQUEST : 0;
+        return rl->milli_cpu;
+    }
+    if (!strcmp(name, RES_MEMORY)) {
+        if (!(rl->has & KUBE_RES_MEMORY))
+            return non_zero ? KUBE_DEFAULT_MEMORY_REQUEST : 0;
+        return rl->memory;
+    }
+    if (!strcmp(name, RES_EPHEMERAL))
+        return (rl->has & KUBE_RES_EPHEMERAL_STORAGE) ? rl->ephemeral_storage
+                                                      : 0;
+    if (non_zero && !kube_resource_is_scalar(name))
+        return 0;
+    return kube_resources_scalar(rl, name, NULL);
+}
+
+/* pod.Spec.Overhead[name].Value(), 0 when absent (cpu in whole cores). */
+static int64_t overhead_value(const struct kube_pod *pod, const char *name)
+{
+    const struct kube_resources *o = &pod->overhead;
+
+    if (!pod->has_overhead)
+        return 0;
+    if (!strcmp(name, RES_CPU))
+        return (o->has & KUBE_RES_CPU) ? o->cpu_value : 0;
+    if (!strcmp(name, RES_MEMORY))
+        return (o->has & KUBE_RES_MEMORY) ? o->memory : 0;
+    if (!strcmp(name, RES_EPHEMERAL))
+        return (o->has & KUBE_RES_EPHEMERAL_STORAGE) ? o->ephemeral_storage : 0;
+    if (!strcmp(name, "pods"))
+        return (o->has & KUBE_RES_PODS) ? o->pods : 0;
+    return kube_resources_scalar(o, name, NULL);
+}
+
+int64_t prio_res_pod_request(const struct kube_pod *pod, const char *name,
+                             enum prio_res_mode mode)
+{
+    int64_t req = 0, v;
+    size_t i;
+
+    for (i = 0; i < pod->n_containers; i++)
+        req = prio_add64(
+            req, container_request(&pod->containers[i].requests, name, mode));
+    for (i = 0; i < pod->n_init_containers; i++) {
+        v = container_request(&pod->init_containers[i].requests, name, mode);
+        if (req < v)
+            req = v;
+    }
+    return prio_add64(req, overhead_value(pod, name));
+}
+
+bool prio_res_node_pair(const struct kube_pod *pod, const struct node_info *ni,
+                        const char *name, enum prio_res_mode mode,
+                        int64_t *alloc, int64_t *req)
+{
+    const struct kube_resources *al = &ni->node->allocatable;
+    bool non_zero = mode == PRIO_RES_NON_ZERO;
+    int64_t pod_req = prio_res_pod_request(pod, name, mode);
+    int64_t node_req;
+    bool found;
+
+    if (pod_req == 0 && kube_resource_is_scalar(name))
+        return false;
+    if (!strcmp(name, RES_CPU)) {
+        *alloc = al->milli_cpu;
+        node_req = non_zero ? ni->nonzero_milli_cpu : ni->requested.milli_cpu;
+    } else if (!strcmp(name, RES_MEMORY)) {
+        *alloc = al->memory;
+        node_req = non_zero ? ni->nonzero_memory : ni->requested.memory;
+    } else if (!strcmp(name, RES_EPHEMERAL)) {
+        *alloc = al->ephemeral_storage;
+        node_req = ni->requested.ephemeral_storage;
+    } else {
+        /* NodeInfo.Allocatable.ScalarResources holds scalar names only. */
+        if (!kube_resource_is_scalar(name))
+            return false;
+        *alloc = kube_resources_scalar(al, name, &found);
+        if (!found)
+            return false;
+        node_req = kube_resources_scalar(&ni->requested, name, NULL);
+    }
+    if (*alloc == 0)
+        return false;
+    *req = prio_add64(node_req, pod_req);
+    return true;
+}
+
+int64_t prio_res_weighted_score(const struct kube_pod *pod,
+                                const struct node_info *ni,
+                                const struct prio_res_list *l,
+                                prio_res_scorer_fn *scorer)
+{
+    int64_t score = 0, weights = 0, alloc, req;
+    size_t i;
+
+    for (i = 0; i < l->n; i++) {
+        if (prio_res_list_shadowed(l, i))
+            continue;
+        if (!prio_res_node_pair(pod, ni, l->v[i].name, PRIO_RES_NON_ZERO,
+                                &alloc, &req))
+            continue;
+        score =
+            prio_add64(score, prio_mul64(scorer(req, alloc), l->v[i].weight));
+        weights = prio_add64(weights, l->v[i].weight);
+    }
+    if (weights == 0)
+        return 0;
+    return prio_div64(score, weights);
+}

@@ -1,0 +1,182 @@
+/*
+ * test_prio_most_allocated.c: MostRequestedPriority
+ * (NodeResourcesMostAllocated).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "priorities/priorities.h"
+#include "tests/support/score_fixtures.h"
+
+#define PLUGIN "NodeResourcesMostAllocated"
+
+static struct policy_resource no_resources[1];
+static struct policy_resource mem2_cpu1[] = { { "memory", 2 }, { "cpu", 1 } };
+static struct policy_resource mem1_cpu1[] = { { "memory", 1 }, { "cpu", 1 } };
+static struct policy_resource with_ext[] = { { "cpu", 1 },
+                                             { "memory", 1 },
+                                             { "abc.com/xyz", 1 } };
+
+static const struct prio_args args_empty = {
+    .kind = PRIO_ARGS_RESOURCES, .u.resources = { no_resources, 0 }
+};
+static const struct prio_args args_weights = {
+    .kind = PRIO_ARGS_RESOURCES, .u.resources = { mem2_cpu1, 2 }
+};
+static const struct prio_args args_mem_cpu = {
+    .kind = PRIO_ARGS_RESOURCES, .u.resources = { mem1_cpu1, 2 }
+};
+static const struct prio_args args_ext = { .kind = PRIO_ARGS_RESOURCES,
+                                           .u.resources = { with_ext, 3 } };
+static const struct prio_args args_policy = { .kind = PRIO_ARGS_RESOURCES };
+
+struct ma_case {
+    const struct prio_args *args; /* NULL: no args (defaults) */
+    struct sfx_case c;
+};
+
+#define BIG_CPU_AND_MEMORY                                                     \
+    SFX_POD("p", "", SFX_REQ("2000m", "4000") "," SFX_REQ("3000m", "5000"))
+#define CPU_MEM_EXT                                                             \
+    SFX_POD(                                                                    \
+        "p", "",                                                                \
+        SFX_CONTAINER(                                                          \
+            "'cpu':'1000m','memory':'2000','abc.com/xyz':'2'") "," SFX_REQ("2"  \
+                                                                           "0"  \
+                                                                           "0"  \
+                                                                           "0"  \
+                                                                           "m", \
+                                                                           "3"  \
+                                                                           "0"  \
+                                                                           "0"  \
+                                                                           "0"))
+
+/* TestNodeResourcesMostAllocated (noderesources/most_allocated_test.go) */
+static const struct ma_case upstream[] = {
+    { NULL,
+      { "nothing scheduled, nothing requested",
+        SFX_NO_RESOURCES("p", ""),
+        { SFX_NODE("machine1", "4000m", "10000"),
+          SFX_NODE("machine2", "4000m", "10000") },
+        { NULL },
+        { 0, 0 } } },
+    { &args_policy,
+      { "nothing scheduled, resources requested, differently sized machines",
+        SFX_CPU_AND_MEMORY("p", ""),
+        { SFX_NODE("machine1", "4000m", "10000"),
+          SFX_NODE("machine2", "6000m", "10000") },
+        { NULL },
+        { 62, 50 } } },
+    { &args_empty,
+      { "Resources not set, nothing scheduled, resources requested, "
+        "differently sized machines",
+        SFX_CPU_AND_MEMORY("p", ""),
+        { SFX_NODE("machine1", "4000m", "10000"),
+          SFX_NODE("machine2", "6000m", "10000") },
+        { NULL },
+        { 0, 0 } } },
+    { NULL,
+      { "no resources requested, pods scheduled with resources",
+        SFX_NO_RESOURCES("p", ""),
+        { SFX_NODE("machine1", "10000m", "20000"),
+          SFX_NODE("machine2", "10000m", "20000") },
+        { SFX_CPU_ONLY("e1", "machine1"), SFX_CPU_ONLY("e2", "machine1"),
+          SFX_CPU_ONLY("e3", "machine2"),
+          SFX_CPU_AND_MEMORY("e4", "machine2") },
+        { 30, 42 } } },
+    { NULL,
+      { "resources requested, pods scheduled with resources",
+        SFX_CPU_AND_MEMORY("p", ""),
+        { SFX_NODE("machine1", "10000m", "20000"),
+          SFX_NODE("machine2", "10000m", "20000") },
+        { SFX_CPU_ONLY("e1", "machine1"),
+          SFX_CPU_AND_MEMORY("e2", "machine2") },
+        { 42, 55 } } },
+    { NULL,
+      { "resources requested equal node capacity",
+        BIG_CPU_AND_MEMORY,
+        { SFX_NODE("machine1", "5000m", "10000"),
+          SFX_NODE("machine2", "10000m", "9000") },
+        { NULL },
+        { 95, 75 } } },
+    { &args_weights,
+      { "nothing scheduled, resources requested, differently sized machines "
+        "(memory weight 2)",
+        SFX_CPU_AND_MEMORY("p", ""),
+        { SFX_NODE("machine1", "4000m", "10000"),
+          SFX_NODE("machine2", "6000m", "10000") },
+        { NULL },
+        { 58, 50 } } },
+    { &args_mem_cpu,
+      { "no resources requested, pods scheduled",
+        SFX_NON_ZERO_CONTAINER("p", ""),
+        { SFX_NODE("machine1", "250m", "1048576000"),
+          SFX_NODE("machine2", "250m", "1048576000") },
+        { SFX_NON_ZERO_CONTAINER("e1", "machine1"),
+          SFX_NON_ZERO_CONTAINER("e2", "machine1") },
+        { 80, 30 } } },
+    { &args_ext,
+      { "bypass extended resource if the pod does not request",
+        SFX_CPU_AND_MEMORY("p", ""),
+        { SFX_NODE("machine1", "6000m", "10000"),
+          SFX_NODE_EXT("machine2", "6000m", "10000", "'abc.com/xyz':'4'") },
+        { NULL },
+        { 50, 50 } } },
+    { &args_ext,
+      { "honor extended resource if the pod requests",
+        CPU_MEM_EXT,
+        { SFX_NODE_EXT("machine1", "6000m", "10000", "'abc.com/xyz':'4'"),
+          SFX_NODE_EXT("machine2", "6000m", "10000", "'abc.com/xyz':'10'") },
+        { NULL },
+        { 50, 40 } } },
+};
+
+/* Ours: priorities.md 3.3 and the cap at allocatable. */
+static const struct ma_case ours[] = {
+    { NULL,
+      { "priorities.md 3.3 example",
+        SFX_POD("p", "", SFX_CONTAINER("'cpu':'500m'")),
+        { SFX_NODE("n1", "4000m", "8Gi") },
+        { SFX_POD("e1", "n1", SFX_REQ("1000m", "2Gi")) },
+        { 32 } } },
+    { NULL,
+      { "an over-committed resource scores 100, not 0",
+        SFX_POD("p", "", SFX_REQ("5000m", "0")),
+        { SFX_NODE("n1", "4000m", "1000") },
+        { NULL },
+        /* cpu capped: 100; memory 0 */
+        { 50 } } },
+};
+
+static void run(const struct ma_case *cases, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        sfx_run(PLUGIN, cases[i].args, &cases[i].c);
+}
+
+static void most_allocated_should_match_upstream_table(void **state)
+{
+    (void)state;
+    run(upstream, sizeof(upstream) / sizeof(upstream[0]));
+}
+
+static void most_allocated_should_follow_reference_examples(void **state)
+{
+    (void)state;
+    run(ours, sizeof(ours) / sizeof(ours[0]));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(most_allocated_should_match_upstream_table),
+        cmocka_unit_test(most_allocated_should_follow_reference_examples),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

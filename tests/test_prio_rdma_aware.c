@@ -1,0 +1,99 @@
+/*
+ * test_prio_rdma_aware.c: CustomPriorityPolicy / RdmaAwarePriority (ours).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "priorities/priorities.h"
+#include "tests/support/score_fixtures.h"
+
+#define PLUGIN PRIO_NAME_CUSTOM_PRIORITY_POLICY
+#define N(a)   (sizeof(a) / sizeof((a)[0]))
+
+#define POD(labels) "{'metadata':{'name':'p','labels':{" labels "}}}"
+#define NODE(name, labels)                                                     \
+    "{'metadata':{'name':'" name "','labels':{" labels "}}}"
+#define RDMA     "'node.kubernetes.io/rdma-enabled':'true'"
+#define NOT_RDMA "'node.kubernetes.io/rdma-enabled':'false'"
+#define NODES                                                                  \
+    {                                                                          \
+        NODE("rdma", RDMA), NODE("plain", ""), NODE("off", NOT_RDMA),          \
+            NODE("other", "'rdma':'true'")                                     \
+    }
+
+/* Default names: pod label key high-comm, node label rdma-enabled=true. */
+static const struct sfx_case defaults[] = {
+    { "a high-comm pod prefers RDMA nodes",
+      POD("'high-comm':'yes'"),
+      NODES,
+      { NULL },
+      { 100, 0, 0, 0 } },
+    { "only the pod label's key matters",
+      POD("'high-comm':''"),
+      NODES,
+      { NULL },
+      { 100, 0, 0, 0 } },
+    { "any other pod prefers to leave RDMA nodes free",
+      POD("'app':'web'"),
+      NODES,
+      { NULL },
+      { 0, 100, 100, 100 } },
+    { "a pod without labels is not high-comm",
+      "{'metadata':{'name':'p'}}",
+      NODES,
+      { NULL },
+      { 0, 100, 100, 100 } },
+};
+
+#define CUSTOM_NODES                                                           \
+    {                                                                          \
+        NODE("ib", "'hw/ib':'yes'"), NODE("ib-no", "'hw/ib':'true'"),          \
+            NODE("default-rdma", RDMA)                                         \
+    }
+
+/* highComm argument naming other labels. */
+static const struct sfx_case custom[] = {
+    { "custom labels: the hpc pod prefers hw/ib=yes",
+      POD("'team/hpc':'1'"),
+      CUSTOM_NODES,
+      { NULL },
+      { 100, 0, 0 } },
+    { "custom labels: the default high-comm label means nothing",
+      POD("'high-comm':'yes'"),
+      CUSTOM_NODES,
+      { NULL },
+      { 0, 100, 100 } },
+};
+
+static void rdma_aware_should_use_default_labels(void **state)
+{
+    static const struct prio_args hc_defaults = { .kind = PRIO_ARGS_HIGH_COMM };
+
+    (void)state;
+    sfx_run_table(PLUGIN, NULL, defaults, N(defaults));
+    sfx_run_table(PLUGIN, &hc_defaults, defaults, N(defaults));
+}
+
+static void rdma_aware_should_use_high_comm_argument(void **state)
+{
+    struct prio_args args = { .kind = PRIO_ARGS_HIGH_COMM };
+
+    (void)state;
+    args.u.high_comm.pod_label = "team/hpc";
+    args.u.high_comm.node_label = "hw/ib";
+    args.u.high_comm.node_label_value = "yes";
+    sfx_run_table(PLUGIN, &args, custom, N(custom));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(rdma_aware_should_use_default_labels),
+        cmocka_unit_test(rdma_aware_should_use_high_comm_argument),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -53,6 +53,14 @@ static int decode_pv_source(struct jw *w, const cJSON *spec,
         return -1;
     pv->kind = v.kind;
     pv->volume_id = v.id;
+    if (v.kind == KUBE_VOL_AZURE_DISK) {
+        mark = jw_push(w, "azureDisk");
+        if (jw_string(w, jw_get(spec, "azureDisk"), "diskURI", "",
+                      &pv->azure_disk_uri) < 0)
+            return -1;
+        jw_pop(w, mark);
+        return 0;
+    }
     if (v.kind != KUBE_VOL_CSI)
         return 0;
     csi = jw_get(spec, "csi");

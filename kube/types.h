@@ -350,6 +350,7 @@ struct kube_persistent_volume {
     const char *volume_id;      /* EBS volumeID, GCE pdName, ... */
     const char *csi_driver;     /* spec.csi.driver */
     const char *csi_handle;     /* spec.csi.volumeHandle */
+    const char *azure_disk_uri; /* spec.azureDisk.diskURI */
     const char *phase;
     bool deleting;
 };

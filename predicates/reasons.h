@@ -49,6 +49,9 @@
 #define PRED_REASON_NOT_ENOUGH_SPACE "node(s) did not have enough free storage"
 #define PRED_REASON_UNBOUND_IMMEDIATE                                          \
     "pod has unbound immediate PersistentVolumeClaims"
+/* v1.22 wording; v1.23 (#105196) prefixed "node(s) unavailable due to one
+ * or more " */
+#define PRED_REASON_PV_NOT_EXIST "pvc(s) bound to non-existent pv(s)"
 
 /* volumezone */
 #define PRED_REASON_VOLUME_ZONE "node(s) had no available volume zone"

@@ -45,7 +45,7 @@ SAN_SUP   := $(patsubst %.c,build/san/%.o,$(SUPPORT_SRCS))
 OPT_TESTS := $(patsubst %,build/opt/tests/%,$(TEST_NAMES))
 SAN_TESTS := $(patsubst %,build/san/tests/%,$(TEST_NAMES))
 
-.PHONY: all deps run test test-opt test-san format format-check clean
+.PHONY: all deps run test test-opt test-san bench format format-check clean
 
 all: $(BIN)
 
@@ -105,6 +105,10 @@ test-opt: $(OPT_TESTS) $(BIN)
 
 test-san: $(SAN_TESTS) $(BIN)
 	@KPE_BIN=$(BIN) sh tests/run.sh $(SAN_TESTS)
+
+# Benchmarks are never part of `make test` (see bench/run.sh).
+bench: $(BIN)
+	bash bench/run.sh
 
 FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 

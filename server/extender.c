@@ -17,6 +17,7 @@
 #include "kube/json_scan.h"
 #include "kube/json_writer.h"
 #include "kube/parse.h"
+#include "policy/policy.h"
 #include "server/log.h"
 
 /* Go's decoder: an exact key match wins, else the first case-folded one. */
@@ -355,11 +356,23 @@ char *ext_filter_error(const char *msg, size_t *out_len)
     return jsonw_take(&w, out_len);
 }
 
-int64_t ext_scale_score(int64_t total, int64_t lo, int64_t hi)
+int64_t ext_scale_score(int64_t total, int64_t sum_weights)
 {
-    if (hi <= lo)
-        return PRIO_MAX_EXTENDER_SCORE;
-    return (total - lo) * PRIO_MAX_EXTENDER_SCORE / (hi - lo);
+    if (sum_weights <= 0)
+        return 0;
+    return total * PRIO_MAX_EXTENDER_SCORE /
+           (PRIO_MAX_NODE_SCORE * sum_weights);
+}
+
+/* The sum of the score plugins' weights: a node's highest total / 100. */
+static int64_t sum_weights(const struct prio_plan *plan)
+{
+    int64_t w = 0;
+    size_t i;
+
+    for (i = 0; i < plan->n_steps; i++)
+        w += plan->steps[i].prio->weight;
+    return w;
 }
 
 char *ext_prioritize(const struct app_state *st, struct arena *a,
@@ -371,8 +384,7 @@ char *ext_prioritize(const struct app_state *st, struct arena *a,
     const struct node_info **nodes;
     struct jsonw w;
     size_t n = 0, i;
-    int64_t lo = 0, hi = 0;
-    bool any = false;
+    int64_t weights = sum_weights(&st->plans.prio);
 
     if (ext_decode_args(a, body, len, &x, e) < 0)
         return NULL;
@@ -383,17 +395,6 @@ char *ext_prioritize(const struct app_state *st, struct arena *a,
     }
     if (evaluate_known(st, &x.pod, nodes, n, EVAL_SCORE, a, &r, e) < 0)
         return NULL;
-    for (i = 0; i < n; i++) {
-        int fi = r.nodes[i].feasible_index;
-
-        if (fi < 0)
-            continue;
-        if (!any || r.prio.totals[fi] < lo)
-            lo = r.prio.totals[fi];
-        if (!any || r.prio.totals[fi] > hi)
-            hi = r.prio.totals[fi];
-        any = true;
-    }
     jsonw_init(&w, 0);
     jsonw_begin_array(&w);
     for (i = 0; i < n; i++) {
@@ -402,7 +403,7 @@ char *ext_prioritize(const struct app_state *st, struct arena *a,
 
         if (fi >= 0)
             score = raw ? r.prio.totals[fi]
-                        : ext_scale_score(r.prio.totals[fi], lo, hi);
+                        : ext_scale_score(r.prio.totals[fi], weights);
         jsonw_begin_object(&w);
         jsonw_key(&w, "Host");
         jsonw_string(&w, x.has_nodes ? x.nodes[i].name : x.names[i]);

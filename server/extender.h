@@ -49,8 +49,8 @@ char *ext_filter_error(const char *msg, size_t *out_len);
 /*
  * Answer a prioritize request with a HostPriorityList for every node of
  * the request, in request order. Scores are the policy's weighted totals
- * scaled to 0..10 over this list (see ext_scale_score), or the raw totals
- * when raw is set. NULL with e set on a bad request or a plugin error.
+ * scaled to 0..10 (see ext_scale_score), or the raw totals when raw is set.
+ * NULL with e set on a bad request or a plugin error.
  */
 char *ext_prioritize(const struct app_state *st, struct arena *a,
                      const char *body, size_t len, bool raw, size_t *out_len,
@@ -68,10 +68,12 @@ char *ext_preempt(const struct app_state *st, struct arena *a, const char *body,
                   size_t len, size_t *out_len, struct err *e);
 
 /*
- * The 0..10 extender score of a total, given the lowest and highest total
- * among the listed nodes: (total - lo) * 10 / (hi - lo), truncating, so
- * the best node gets 10 and the worst 0; all equal gives 10 to every node.
+ * The 0..10 extender score of a node's weighted total: the weighted
+ * average of its 0..100 priority scores, scaled to MaxExtenderPriority,
+ *   total * 10 / (100 * sum of the score plugins' weights)
+ * in integer arithmetic (truncating). kube-scheduler then multiplies it by
+ * the extender's weight and by 10. No priorities (sum 0) gives 0.
  */
-int64_t ext_scale_score(int64_t total, int64_t lo, int64_t hi);
+int64_t ext_scale_score(int64_t total, int64_t sum_weights);
 
 #endif

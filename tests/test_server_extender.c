@@ -199,9 +199,10 @@ static void prioritize_should_score_every_listed_node(void **state)
          ",\"NodeNames\":[\"rdma-1\",\"rdma-2\"],\"Nodes\":null}",
          &r);
     assert_int_equal(r.status, 200);
-    /* No priorities configured: every node ties at the top. */
-    assert_string_equal(r.body, "[{\"Host\":\"rdma-1\",\"Score\":10},"
-                                "{\"Host\":\"rdma-2\",\"Score\":10}]");
+    /* No priorities configured: nothing to add to kube-scheduler's own
+     * scores. */
+    assert_string_equal(r.body, "[{\"Host\":\"rdma-1\",\"Score\":0},"
+                                "{\"Host\":\"rdma-2\",\"Score\":0}]");
     http_result_free(&r);
 }
 

@@ -16,10 +16,10 @@
 
 #define NS_TEST "\"namespace\":\"test\""
 #define SVC                                                                    \
-    "{\"kind\":\"Service\",\"metadata\":{\"name\":\"test-service\"," NS_TEST \
+    "{\"kind\":\"Service\",\"metadata\":{\"name\":\"test-service\"," NS_TEST   \
     "},\"spec\":{\"selector\":{\"podLabelKey\":\"podLabelVal\"}}}"
 #define RS                                                                     \
-    "{\"kind\":\"ReplicaSet\",\"apiVersion\":\"apps/v1\",\"metadata\":{"      \
+    "{\"kind\":\"ReplicaSet\",\"apiVersion\":\"apps/v1\",\"metadata\":{"       \
     "\"name\":\"test-replicaset\"," NS_TEST "},\"spec\":{\"selector\":{"       \
     "\"matchLabels\":{\"replicaSetLabelKey\":\"replicaSetLabelVal\"}}}}"
 #define RC                                                                     \
@@ -27,17 +27,17 @@
     "\"name\":\"test-replicationcontroller\"," NS_TEST "},\"spec\":{"          \
     "\"selector\":{\"replicationLabelKey\":\"replicationLabelVal\"}}}"
 #define SS                                                                     \
-    "{\"kind\":\"StatefulSet\",\"apiVersion\":\"apps/v1\",\"metadata\":{"     \
+    "{\"kind\":\"StatefulSet\",\"apiVersion\":\"apps/v1\",\"metadata\":{"      \
     "\"name\":\"test-statefulset\"," NS_TEST "},\"spec\":{\"selector\":{"      \
     "\"matchLabels\":{\"statefulSetLabelKey\":\"statefulSetLabelVal\"}}}}"
 /* The test pod, optionally owned (controller) by kind/name. */
 #define OWNED(api, kind, name)                                                 \
-    "{\"metadata\":{\"name\":\"test-pod\"," NS_TEST ",\"labels\":{"           \
-    "\"podLabelKey\":\"podLabelVal\"},\"ownerReferences\":[{\"apiVersion\":"  \
+    "{\"metadata\":{\"name\":\"test-pod\"," NS_TEST ",\"labels\":{"            \
+    "\"podLabelKey\":\"podLabelVal\"},\"ownerReferences\":[{\"apiVersion\":"   \
     "\"" api "\",\"kind\":\"" kind "\",\"name\":\"" name "\",\"uid\":\"u\","   \
     "\"controller\":true}]}}"
 #define PLAIN                                                                  \
-    "{\"metadata\":{\"name\":\"test-pod\"," NS_TEST ",\"labels\":{"           \
+    "{\"metadata\":{\"name\":\"test-pod\"," NS_TEST ",\"labels\":{"            \
     "\"podLabelKey\":\"podLabelVal\"}}}"
 
 struct sel_case {
@@ -53,10 +53,13 @@ struct sel_case {
  */
 static const struct sel_case sel_cases[] = {
     { "DefaultSelector for default case", PLAIN, { NULL }, "" },
-    { "DefaultSelector for no OwnerReference pod case", PLAIN, { SVC, NULL },
+    { "DefaultSelector for no OwnerReference pod case",
+      PLAIN,
+      { SVC, NULL },
       "podLabelKey=podLabelVal" },
     { "DefaultSelector for ReplicaSet OwnerReference pod case",
-      OWNED("apps/v1", "ReplicaSet", "test-replicaset"), { SVC, RS, NULL },
+      OWNED("apps/v1", "ReplicaSet", "test-replicaset"),
+      { SVC, RS, NULL },
       "podLabelKey=podLabelVal,replicaSetLabelKey=replicaSetLabelVal" },
     { "DefaultSelector for ReplicationController OwnerReference pod case",
       OWNED("v1", "ReplicationController", "test-replicationcontroller"),
@@ -69,10 +72,14 @@ static const struct sel_case sel_cases[] = {
     /* Beyond upstream's table: the rules of spread.go it relies on. */
     { "an owner of another API group is ignored",
       OWNED("extensions/v1beta1", "ReplicaSet", "test-replicaset"),
-      { SVC, RS, NULL }, "podLabelKey=podLabelVal" },
+      { SVC, RS, NULL },
+      "podLabelKey=podLabelVal" },
     { "a missing controller object adds nothing",
-      OWNED("apps/v1", "ReplicaSet", "nope"), { RS, NULL }, "" },
-    { "services of other namespaces and nil selectors do not count", PLAIN,
+      OWNED("apps/v1", "ReplicaSet", "nope"),
+      { RS, NULL },
+      "" },
+    { "services of other namespaces and nil selectors do not count",
+      PLAIN,
       { "{\"kind\":\"Service\",\"metadata\":{\"name\":\"a\",\"namespace\":"
         "\"other\"},\"spec\":{\"selector\":{\"podLabelKey\":\"podLabelVal\"}}}",
         "{\"kind\":\"Service\",\"metadata\":{\"name\":\"b\"," NS_TEST "},"
@@ -138,8 +145,8 @@ static void default_selector_should_merge_services_and_controller(void **state)
                          0);
         got = render(&a, &sel);
         if (strcmp(got, sel_cases[i].want)) {
-            print_error("%s: got \"%s\", want \"%s\"\n", sel_cases[i].name,
-                        got, sel_cases[i].want);
+            print_error("%s: got \"%s\", want \"%s\"\n", sel_cases[i].name, got,
+                        sel_cases[i].want);
             bad = 1;
         }
         fx_cluster_free(&fc);
@@ -154,8 +161,8 @@ static void default_selector_should_merge_services_and_controller(void **state)
  */
 static void pod_services_should_match_selector_and_namespace(void **state)
 {
-    static const char *const want[5] = { "service-0", "service-1",
-                                         "service-2", NULL, NULL };
+    static const char *const want[5] = { "service-0", "service-1", "service-2",
+                                         NULL, NULL };
     struct fx_cluster fc;
     struct arena a;
     size_t i, k;
@@ -174,11 +181,12 @@ static void pod_services_should_match_selector_and_namespace(void **state)
     fx_cluster_build(&fc);
     for (i = 0; i < 5; i++) {
         const struct kube_pod *pod = fx_pod(
-            &a, arena_sprintf(&a,
-                              "{\"metadata\":{\"name\":\"test-pod-%zu\"," NS_TEST
-                              ",\"labels\":{\"app\":\"test-%zu\",\"label\":"
-                              "\"label-%zu\"}}}",
-                              i, i, i));
+            &a,
+            arena_sprintf(&a,
+                          "{\"metadata\":{\"name\":\"test-pod-%zu\"," NS_TEST
+                          ",\"labels\":{\"app\":\"test-%zu\",\"label\":"
+                          "\"label-%zu\"}}}",
+                          i, i, i));
         const char *got = NULL;
         size_t n = 0;
 

@@ -36,7 +36,8 @@
 #define ANY "ScheduleAnyway"
 /* The incoming pod "p" with labels and extra spec members. */
 #define POD(labels, spec)                                                      \
-    "{\"metadata\":{\"name\":\"p\",\"labels\":" labels "},\"spec\":{" spec "}}"
+    "{\"metadata\":{\"name\":\"p\",\"labels\":" labels "},\"spec\":{" spec "}" \
+                                                                           "}"
 #define TSCS(...) "\"topologySpreadConstraints\":[" __VA_ARGS__ "]"
 
 static const struct prio_args system_args = {
@@ -48,7 +49,9 @@ static const struct prio_args list_args = {
     .u.spread.defaulting = PRIO_SPREAD_LIST,
 };
 
-#define N4 HOST "=node-a;node-b:" HOST "=node-b;node-c:" HOST "=node-c;node-d:" HOST "=node-d"
+#define N4                                                                     \
+    HOST "=node-a;node-b:" HOST "=node-b;node-c:" HOST "=node-c;node-d:" HOST  \
+         "=node-d"
 #define P2103                                                                  \
     "p-a1@node-a:foo=;p-a2@node-a:foo=;p-b1@node-b:foo=;p-d1@node-d:foo=;"     \
     "p-d2@node-d:foo=;p-d3@node-d:foo="
@@ -70,36 +73,63 @@ static const struct prio_args list_args = {
 static const struct tf_case score_cases[] = {
     { "one constraint on node, no existing pods",
       POD("{\"foo\":\"\"}", TSCS(TSC(1, HOST, ANY, FOO))),
-      "node-a:" HOST "=node-a;node-b:" HOST "=node-b", NULL, NULL, { NULL },
+      "node-a:" HOST "=node-a;node-b:" HOST "=node-b",
+      NULL,
+      NULL,
+      { NULL },
       { 100, 100 } },
     { "one constraint on node, only one node is candidate",
       POD("{\"foo\":\"\"}", TSCS(TSC(1, HOST, ANY, FOO))),
-      "node-a:" HOST "=node-a", "node-b:" HOST "=node-b",
-      "p-a1@node-a:foo=;p-a2@node-a:foo=;p-b1@node-b:foo=", { NULL },
+      "node-a:" HOST "=node-a",
+      "node-b:" HOST "=node-b",
+      "p-a1@node-a:foo=;p-a2@node-a:foo=;p-b1@node-b:foo=",
+      { NULL },
       { 100 } },
     { "one constraint on node, all nodes have the same number of matching "
       "pods",
       POD("{\"foo\":\"\"}", TSCS(TSC(1, HOST, ANY, FOO))),
-      "node-a:" HOST "=node-a;node-b:" HOST "=node-b", NULL,
-      "p-a1@node-a:foo=;p-b1@node-b:foo=", { NULL }, { 100, 100 } },
+      "node-a:" HOST "=node-a;node-b:" HOST "=node-b",
+      NULL,
+      "p-a1@node-a:foo=;p-b1@node-b:foo=",
+      { NULL },
+      { 100, 100 } },
     /* 2/1/0/3: raw 2*ln6=3.58->3, 1.79->1, 0, 5.37->5 (rounded: 4,2,0,5). */
     { "one constraint on node, all 4 nodes are candidates",
-      POD("{\"foo\":\"\"}", TSCS(TSC(1, HOST, ANY, FOO))), "node-a:" N4, NULL,
-      P2103, { NULL }, { 40, 80, 100, 0 } },
+      POD("{\"foo\":\"\"}", TSCS(TSC(1, HOST, ANY, FOO))),
+      "node-a:" N4,
+      NULL,
+      P2103,
+      { NULL },
+      { 40, 80, 100, 0 } },
     { "one constraint on node, null selector",
-      POD("{\"foo\":\"\"}", TSCS(TSC_NOSEL(1, HOST, ANY))), "node-a:" N4,
-      NULL, P2103, { NULL }, { 100, 100, 100, 100 } },
+      POD("{\"foo\":\"\"}", TSCS(TSC_NOSEL(1, HOST, ANY))),
+      "node-a:" N4,
+      NULL,
+      P2103,
+      { NULL },
+      { 100, 100, 100, 100 } },
     /* raw 4.58->4, 2.79->2, 1, 6.37->6 (rounded: 5,3,1,6). */
     { "one constraint on node, all 4 nodes are candidates, maxSkew=2",
-      POD("{\"foo\":\"\"}", TSCS(TSC(2, HOST, ANY, FOO))), "node-a:" N4, NULL,
-      P2103, { NULL }, { 50, 83, 100, 16 } },
+      POD("{\"foo\":\"\"}", TSCS(TSC(2, HOST, ANY, FOO))),
+      "node-a:" N4,
+      NULL,
+      P2103,
+      { NULL },
+      { 50, 83, 100, 16 } },
     /* 4/3/2/1: raw 9.17->9, 7.38->7, 5.58->5, 3.79->3 (rounded 9,7,6,4). */
     { "one constraint on node, all 4 nodes are candidates, maxSkew=3",
-      POD("{\"foo\":\"\"}", TSCS(TSC(3, HOST, ANY, FOO))), "node-a:" N4, NULL,
-      P4321, { NULL }, { 33, 55, 77, 100 } },
+      POD("{\"foo\":\"\"}", TSCS(TSC(3, HOST, ANY, FOO))),
+      "node-a:" N4,
+      NULL,
+      P4321,
+      { NULL },
+      { 33, 55, 77, 100 } },
     /* Same sums as the row above: the zone term is absent on every node. */
     { "system defaulting, nodes don't have zone, pods match service",
-      POD("{\"foo\":\"\"}", ""), "node-a:" N4, NULL, P4321,
+      POD("{\"foo\":\"\"}", ""),
+      "node-a:" N4,
+      NULL,
+      P4321,
       { "{\"kind\":\"Service\",\"metadata\":{\"name\":\"s\"},"
         "\"spec\":{\"selector\":{\"foo\":\"\"}}}",
         NULL },
@@ -108,19 +138,27 @@ static const struct tf_case score_cases[] = {
     { "one constraint on node, 3 out of 4 nodes are candidates",
       POD("{\"foo\":\"\"}", TSCS(TSC(1, HOST, ANY, FOO))),
       "node-a:" HOST "=node-a;node-b:" HOST "=node-b;node-x:" HOST "=node-x",
-      "node-y:" HOST "=node-y", P4213, { NULL }, { 16, 66, 100 } },
+      "node-y:" HOST "=node-y",
+      P4213,
+      { NULL },
+      { 16, 66, 100 } },
     /* node-b ignored; raw 4*ln4=5.55->5, 1.39->1 (rounded 6, 1). */
     { "one constraint on node, 3 out of 4 nodes are candidates, one node "
       "doesn't match topology key",
       POD("{\"foo\":\"\"}", TSCS(TSC(1, HOST, ANY, FOO))),
       "node-a:" HOST "=node-a;node-b:n=node-b;node-x:" HOST "=node-x",
-      "node-y:" HOST "=node-y", P4213, { NULL }, { 20, 0, 100 } },
+      "node-y:" HOST "=node-y",
+      P4213,
+      { NULL },
+      { 20, 0, 100 } },
     /* zone1 6, zone2 4: raw 6*ln4=8.3->8, 5.5->5 (rounded 8, 6). */
     { "one constraint on zone, 3 out of 4 nodes are candidates",
       POD("{\"foo\":\"\"}", TSCS(TSC(1, "zone", ANY, FOO))),
       "node-a:zone=zone1," HOST "=node-a;node-b:zone=zone1," HOST
       "=node-b;node-x:zone=zone2," HOST "=node-x",
-      "node-y:zone=zone2," HOST "=node-y", P4213, { NULL },
+      "node-y:zone=zone2," HOST "=node-y",
+      P4213,
+      { NULL },
       { 62, 62, 100 } },
     /* raw 5*ln4=6.9->6, 8*ln4=11.1->11 (rounded 7, 11). */
     { "two Constraints on zone and node, 2 out of 4 nodes are candidates",
@@ -131,7 +169,8 @@ static const struct tf_case score_cases[] = {
       "p-a1@node-a:foo=;p-a2@node-a:foo=;p-b1@node-b:foo=;p-x1@node-x:foo=;"
       "p-x2@node-x:foo=;p-y1@node-y:foo=;p-y2@node-y:foo=;p-y3@node-y:foo=;"
       "p-y4@node-y:foo=",
-      { NULL }, { 100, 54 } },
+      { NULL },
+      { 100, 54 } },
     /*
      * v1.22: both constraints add into the shared (zone, value) counters
      * (zone1 3+2=5, zone2 3+1=4) and only the first gets the 2 domains:
@@ -144,19 +183,27 @@ static const struct tf_case score_cases[] = {
       "node-b:zone=zone1;node-y:zone=zone2",
       "p-a1@node-a:foo=,bar=;p-a2@node-a:foo=;p-b1@node-b:foo=,bar=;"
       "p-y1@node-y:foo=;p-y2@node-y:foo=,bar=;p-y3@node-y:foo=",
-      { NULL }, { 80, 100 } },
+      { NULL },
+      { 80, 100 } },
     /* raw 2*ln4=2.8->2, 4.6->4, 1.4->1, 3.2->3 (rounded 3, 5, 1, 3). */
     { "two Constraints on zone and node, with different labelSelectors",
       POD("{\"foo\":\"\",\"bar\":\"\"}",
           TSCS(TSC(1, "zone", ANY, FOO) "," TSC(1, HOST, ANY, BAR))),
-      ZAB, NULL, PDIFF, { NULL }, { 75, 25, 100, 50 } },
+      ZAB,
+      NULL,
+      PDIFF,
+      { NULL },
+      { 75, 25, 100, 50 } },
     /* raw 0, 1.8->1, 2.8->2, 4.6->4 (rounded 0, 2, 3, 5). */
     { "two Constraints on zone and node, with different labelSelectors, "
       "some nodes have 0 pods",
       POD("{\"foo\":\"\",\"bar\":\"\"}",
           TSCS(TSC(1, "zone", ANY, FOO) "," TSC(1, HOST, ANY, BAR))),
-      ZAB, NULL, "p-b1@node-b:bar=;p-x1@node-x:foo=;p-y1@node-y:foo=,bar=",
-      { NULL }, { 100, 75, 50, 0 } },
+      ZAB,
+      NULL,
+      "p-b1@node-b:bar=;p-x1@node-x:foo=;p-y1@node-y:foo=,bar=",
+      { NULL },
+      { 100, 75, 50, 0 } },
     /* raw 2*ln4=2.8->2, 4.4->4, 1.4->1 (rounded 3, 4, 1). */
     { "two Constraints on zone and node, with different labelSelectors, 3 "
       "out of 4 nodes are candidates",
@@ -164,47 +211,58 @@ static const struct tf_case score_cases[] = {
           TSCS(TSC(1, "zone", ANY, FOO) "," TSC(1, HOST, ANY, BAR))),
       "node-a:zone=zone1," HOST "=node-a;node-b:zone=zone1," HOST
       "=node-b;node-x:zone=zone2," HOST "=node-x",
-      "node-y:zone=zone2," HOST "=node-y", PDIFF, { NULL },
+      "node-y:zone=zone2," HOST "=node-y",
+      PDIFF,
+      { NULL },
       { 75, 25, 100 } },
     /* raw 1*ln4=1.39->1, 2.77->2 (rounded 1, 3). */
     { "existing pods in a different namespace do not count",
       POD("{\"foo\":\"\"}", TSCS(TSC(1, HOST, ANY, FOO))),
-      "node-a:" HOST "=node-a;node-b:" HOST "=node-b", NULL,
+      "node-a:" HOST "=node-a;node-b:" HOST "=node-b",
+      NULL,
       "ns1/p-a1@node-a:foo=;p-a2@node-a:foo=;p-b1@node-b:foo=;"
       "p-b2@node-b:foo=",
-      { NULL }, { 100, 50 } },
+      { NULL },
+      { 100, 50 } },
     { "terminating Pods should be excluded",
       POD("{\"foo\":\"\"}", TSCS(TSC(1, HOST, ANY, FOO))),
-      "node-a:" HOST "=node-a;node-b:" HOST "=node-b", NULL,
-      "p-a@node-a!:foo=;p-b@node-b:foo=", { NULL }, { 100, 0 } },
+      "node-a:" HOST "=node-a;node-b:" HOST "=node-b",
+      NULL,
+      "p-a@node-a!:foo=;p-b@node-b:foo=",
+      { NULL },
+      { 100, 0 } },
     /* Upstream's minDomains row without minDomains (a later field):
      * raw 2*ln5+1=4.2->4, 4, 2.6->2 (rounded 4,4,3). */
     { "minDomains has no effect when ScheduleAnyway",
       POD("{\"foo\":\"\"}", TSCS(TSC(2, "node", ANY, FOO))),
-      "node-a:node=node-a;node-b:node=node-b;node-c:node=node-c", NULL,
+      "node-a:node=node-a;node-b:node=node-b;node-c:node=node-c",
+      NULL,
       "p-a1@node-a:foo=;p-a2@node-a:foo=;p-b1@node-b:foo=;p-b2@node-b:foo=;"
       "p-c1@node-c:foo=",
-      { NULL }, { 50, 50, 100 } },
+      { NULL },
+      { 50, 50, 100 } },
     /* NodeAffinityPolicy Honor is v1.22's only behaviour: node-c, outside
      * the pod's nodeSelector, is not counted. Raw 3.2->3, 1.6->1, 0. */
     { "NodeAffinityPolicy honored with labelSelectors",
-      POD("{\"foo\":\"\"}", "\"nodeSelector\":{\"foo\":\"\"},"
-                            TSCS(TSC(1, "node", ANY, FOO))),
+      POD("{\"foo\":\"\"}",
+          "\"nodeSelector\":{\"foo\":\"\"}," TSCS(TSC(1, "node", ANY, FOO))),
       "node-a:node=node-a,foo=;node-b:node=node-b,foo=;node-c:node=node-c",
       NULL,
       "p-a1@node-a:foo=;p-a2@node-a:foo=;p-b1@node-b:foo=;p-c1@node-c:foo=",
-      { NULL }, { 0, 66, 100 } },
+      { NULL },
+      { 0, 66, 100 } },
     { "NodeAffinityPolicy honored with nodeAffinity",
       POD("{\"foo\":\"\"}",
           "\"affinity\":{\"nodeAffinity\":{"
           "\"requiredDuringSchedulingIgnoredDuringExecution\":{"
           "\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"foo\","
-          "\"operator\":\"In\",\"values\":[\"\"]}]}]}}},"
-          TSCS(TSC(1, "node", ANY, FOO))),
+          "\"operator\":\"In\",\"values\":[\"\"]}]}]}}}," TSCS(
+              TSC(1, "node", ANY, FOO))),
       "node-a:node=node-a,foo=;node-b:node=node-b,foo=;node-c:node=node-c",
       NULL,
       "p-a1@node-a:foo=;p-a2@node-a:foo=;p-b1@node-b:foo=;p-c1@node-c:foo=",
-      { NULL }, { 0, 66, 100 } },
+      { NULL },
+      { 0, 66, 100 } },
     /* NodeTaintsPolicy Ignore is v1.22's only behaviour. Raw 3, 1, 1. */
     { "NodeTaintsPolicy ignored",
       POD("{\"foo\":\"\"}", TSCS(TSC(1, "node", ANY, FOO))),
@@ -214,7 +272,8 @@ static const struct tf_case score_cases[] = {
       "\"effect\":\"NoSchedule\"}]}}",
       NULL,
       "p-a1@node-a:foo=;p-a2@node-a:foo=;p-b1@node-b:foo=;p-c1@node-c:foo=",
-      { NULL }, { 33, 100, 100 } },
+      { NULL },
+      { 33, 100, 100 } },
     /* v1.22 has no matchLabelKeys: the field is ignored. Raw 2, 4, 3, 1
      * (rounded 3, 5, 3, 1). */
     { "matchLabelKeys ignored when feature gate disabled",
@@ -231,7 +290,8 @@ static const struct tf_case score_cases[] = {
       NULL,
       "p-a1@node-a:foo=;p-b1@node-b:foo=,bar=;p-y1@node-c:foo=;"
       "p-y2@node-c:bar=",
-      { NULL }, { 75, 25, 50, 100 } },
+      { NULL },
+      { 75, 25, 50, 100 } },
 };
 
 static void spread_should_match_upstream_score_table(void **state)
@@ -253,11 +313,15 @@ static void spread_should_match_upstream_score_table(void **state)
 static const struct tf_case neutral_list_cases[] = {
     { "the pod doesn't have soft topology spread Constraints",
       POD("{}", TSCS(TSC(1, HOST, "DoNotSchedule", FOO))),
-      "node-a:" HOST "=node-a;node-b:" HOST "=node-b", NULL,
-      "p-a1@node-a:foo=", { NULL }, { 100, 100 } },
+      "node-a:" HOST "=node-a;node-b:" HOST "=node-b",
+      NULL,
+      "p-a1@node-a:foo=",
+      { NULL },
+      { 100, 100 } },
     { "no constraints at all, List defaulting",
       POD("{\"foo\":\"\"}", ""),
-      "node-a:" HOST "=node-a;node-b:" HOST "=node-b", NULL,
+      "node-a:" HOST "=node-a;node-b:" HOST "=node-b",
+      NULL,
       "p-a1@node-a:foo=",
       { "{\"kind\":\"Service\",\"metadata\":{\"name\":\"s\"},"
         "\"spec\":{\"selector\":{\"foo\":\"\"}}}",
@@ -270,7 +334,8 @@ static const struct tf_case neutral_system_cases[] = {
       "{\"metadata\":{\"name\":\"p\",\"labels\":{\"foo\":\"bar\"},"
       "\"ownerReferences\":[{\"apiVersion\":\"apps/v1\",\"kind\":"
       "\"ReplicaSet\",\"name\":\"rs2\",\"uid\":\"u\",\"controller\":true}]}}",
-      "node-a:" HOST "=node-a;node-b:" HOST "=node-b", NULL,
+      "node-a:" HOST "=node-a;node-b:" HOST "=node-b",
+      NULL,
       "p-a1@node-a:foo=bar",
       { "{\"kind\":\"ReplicaSet\",\"apiVersion\":\"apps/v1\","
         "\"metadata\":{\"name\":\"rs1\"},\"spec\":{\"selector\":"
@@ -288,7 +353,8 @@ static void spread_should_score_neutral_without_soft_constraints(void **state)
     (void)state;
     for (i = 0; i < sizeof(neutral_list_cases) / sizeof(neutral_list_cases[0]);
          i++)
-        bad += tf_run_case("PodTopologySpread", &list_args, &neutral_list_cases[i]);
+        bad += tf_run_case("PodTopologySpread", &list_args,
+                           &neutral_list_cases[i]);
     for (i = 0;
          i < sizeof(neutral_system_cases) / sizeof(neutral_system_cases[0]);
          i++)
@@ -312,34 +378,47 @@ struct state_case {
     const char *docs[4];
     size_t n_constraints;
     struct want_constraint c[3];
-    const char *ignored;   /* ";"-separated node names */
-    const char *pairs[4];  /* "key=value" pairs registered, count 0 */
+    const char *ignored;  /* ";"-separated node names */
+    const char *pairs[4]; /* "key=value" pairs registered, count 0 */
 };
 
 /* TestPreScoreStateEmptyNodes (scoring_test.go): rows expressible in v1.22. */
 static const struct state_case state_cases[] = {
-    { "normal case", &list_args,
+    { "normal case",
+      &list_args,
       POD("{\"foo\":\"\"}",
           TSCS(TSC(1, "zone", ANY, FOO) "," TSC(1, HOST, ANY, FOO))),
       "node-a:zone=zone1," HOST "=node-a;node-b:zone=zone1," HOST
       "=node-b;node-x:zone=zone2," HOST "=node-x",
-      { NULL }, 2, { { "zone", 1, 2 }, { HOST, 1, 3 } }, "",
+      { NULL },
+      2,
+      { { "zone", 1, 2 }, { HOST, 1, 3 } },
+      "",
       { "zone=zone1", "zone=zone2", NULL } },
-    { "null selector", &list_args,
+    { "null selector",
+      &list_args,
       POD("{\"foo\":\"\"}", TSCS(TSC_NOSEL(1, "zone", ANY))),
       "node-a:zone=zone1," HOST "=node-a;node-b:zone=zone1," HOST
       "=node-b;node-x:zone=zone2," HOST "=node-x",
-      { NULL }, 1, { { "zone", 1, 2 } }, "",
+      { NULL },
+      1,
+      { { "zone", 1, 2 } },
+      "",
       { "zone=zone1", "zone=zone2", NULL } },
-    { "node-x doesn't have label zone", &list_args,
+    { "node-x doesn't have label zone",
+      &list_args,
       POD("{\"foo\":\"\"}",
           TSCS(TSC(1, "zone", ANY, FOO) "," TSC(1, HOST, ANY, BAR))),
       "node-a:zone=zone1," HOST "=node-a;node-b:zone=zone1," HOST
       "=node-b;node-x:" HOST "=node-x",
-      { NULL }, 2, { { "zone", 1, 1 }, { HOST, 1, 2 } }, "node-x",
+      { NULL },
+      2,
+      { { "zone", 1, 1 }, { HOST, 1, 2 } },
+      "node-x",
       { "zone=zone1", NULL } },
     /* Nodes with no zone are not excluded: they form the zone "". */
-    { "system default constraints and a replicaset", &system_args,
+    { "system default constraints and a replicaset",
+      &system_args,
       "{\"metadata\":{\"name\":\"p\",\"labels\":{\"foo\":\"tar\","
       "\"baz\":\"sup\"},\"ownerReferences\":[{\"apiVersion\":\"apps/v1\","
       "\"kind\":\"ReplicaSet\",\"name\":\"rs1\",\"uid\":\"u\","
@@ -348,10 +427,11 @@ static const struct state_case state_cases[] = {
       "=node-b," PRIO_LABEL_ZONE "=mars;node-c:" HOST "=node-c;node-d:" HOST
       "=node-d",
       { "{\"kind\":\"ReplicaSet\",\"apiVersion\":\"apps/v1\","
-        "\"metadata\":{\"name\":\"rs1\"},\"spec\":{\"selector\":" FOO
-        "}}",
+        "\"metadata\":{\"name\":\"rs1\"},\"spec\":{\"selector\":" FOO "}}",
         NULL },
-      2, { { HOST, 3, 4 }, { PRIO_LABEL_ZONE, 5, 2 } }, "",
+      2,
+      { { HOST, 3, 4 }, { PRIO_LABEL_ZONE, 5, 2 } },
+      "",
       { PRIO_LABEL_ZONE "=mars", PRIO_LABEL_ZONE "=", NULL } },
     /* Upstream also configures default constraints; the pod's own win. */
     { "default constraints and a replicaset, but pod has constraints",
@@ -361,30 +441,39 @@ static const struct state_case state_cases[] = {
       "\"kind\":\"ReplicaSet\",\"name\":\"rs1\",\"uid\":\"u\","
       "\"controller\":true}]},\"spec\":{" TSCS(
           TSC(1, "zone", "DoNotSchedule", BAR) "," TSC(
-              2, "planet", ANY,
-              "{\"matchLabels\":{\"baz\":\"sup\"}}")) "}}",
+              2, "planet", ANY, "{\"matchLabels\":{\"baz\":\"sup\"}}")) "}}",
       "node-a:planet=mars,galaxy=andromeda",
       { "{\"kind\":\"ReplicaSet\",\"apiVersion\":\"apps/v1\","
-        "\"metadata\":{\"name\":\"rs1\"},\"spec\":{\"selector\":" FOO
-        "}}",
+        "\"metadata\":{\"name\":\"rs1\"},\"spec\":{\"selector\":" FOO "}}",
         NULL },
-      1, { { "planet", 2, 1 } }, "", { "planet=mars", NULL } },
+      1,
+      { { "planet", 2, 1 } },
+      "",
+      { "planet=mars", NULL } },
     /* NodeAffinityPolicy Honor / NodeTaintsPolicy Ignore: v1.22's rules;
      * the domains still come from every node of F. */
-    { "NodeAffinityPolicy honored with labelSelectors", &list_args,
-      POD("{\"foo\":\"\"}", "\"nodeSelector\":{\"foo\":\"\"},"
-                            TSCS(TSC(1, "zone", ANY, BAR))),
+    { "NodeAffinityPolicy honored with labelSelectors",
+      &list_args,
+      POD("{\"foo\":\"\"}",
+          "\"nodeSelector\":{\"foo\":\"\"}," TSCS(TSC(1, "zone", ANY, BAR))),
       "node-a:zone=zone1,foo=," HOST "=node-a;node-b:zone=zone1,foo=," HOST
       "=node-b;node-x:zone=zone2," HOST "=node-x",
-      { NULL }, 1, { { "zone", 1, 2 } }, "",
+      { NULL },
+      1,
+      { { "zone", 1, 2 } },
+      "",
       { "zone=zone1", "zone=zone2", NULL } },
-    { "NodeTaintsPolicy ignored", &list_args,
+    { "NodeTaintsPolicy ignored",
+      &list_args,
       POD("{\"foo\":\"\"}", TSCS(TSC(1, "zone", ANY, BAR))),
       "node-a:zone=zone1,foo=," HOST "=node-a;node-b:zone=zone1,foo=," HOST
       "=node-b;{\"metadata\":{\"name\":\"node-x\",\"labels\":{\"zone\":"
       "\"zone2\",\"" HOST "\":\"node-x\"}},\"spec\":{\"taints\":[{"
       "\"key\":\"foo\",\"effect\":\"NoSchedule\"}]}}",
-      { NULL }, 1, { { "zone", 1, 2 } }, "",
+      { NULL },
+      1,
+      { { "zone", 1, 2 } },
+      "",
       { "zone=zone1", "zone=zone2", NULL } },
 };
 
@@ -488,7 +577,8 @@ static const struct tf_case reference_cases[] = {
       POD("{\"app\":\"web\"}", ""),
       "n1:" HOST "=n1," PRIO_LABEL_ZONE "=a;n2:" HOST "=n2," PRIO_LABEL_ZONE
       "=a;n3:" HOST "=n3," PRIO_LABEL_ZONE "=b",
-      NULL, "w1@n1:app=web;w2@n1:app=web;w3@n3:app=web;o1@n2:app=db",
+      NULL,
+      "w1@n1:app=web;w2@n1:app=web;w3@n3:app=web;o1@n2:app=db",
       { "{\"kind\":\"Service\",\"metadata\":{\"name\":\"web\"},"
         "\"spec\":{\"selector\":{\"app\":\"web\"}}}",
         NULL },
@@ -497,14 +587,16 @@ static const struct tf_case reference_cases[] = {
      * zone; a terminating pod is not counted either: zone a 1, zone b 2,
      * raw 1.4->1, 2.8->2 (counting n2 would make it 50, 100). */
     { "counting skips nodes the pod's node affinity rejects",
-      POD("{\"app\":\"web\"}", "\"nodeSelector\":{\"disk\":\"ssd\"},"
-                                TSCS(TSC(1, "zone", ANY,
-                                         "{\"matchLabels\":{\"app\":"
-                                         "\"web\"}}"))),
-      "n1:zone=a,disk=ssd;n3:zone=b,disk=ssd", "n2:zone=a",
+      POD("{\"app\":\"web\"}", "\"nodeSelector\":{\"disk\":\"ssd\"}," TSCS(
+                                   TSC(1, "zone", ANY,
+                                       "{\"matchLabels\":{\"app\":"
+                                       "\"web\"}}"))),
+      "n1:zone=a,disk=ssd;n3:zone=b,disk=ssd",
+      "n2:zone=a",
       "w1@n1:app=web;w2@n2:app=web;w3@n2:app=web;w4@n3!:app=web;"
       "w5@n3:app=web;w6@n3:app=web",
-      { NULL }, { 100, 50 } },
+      { NULL },
+      { 100, 50 } },
 };
 
 static void spread_should_match_reference_examples(void **state)
@@ -514,8 +606,8 @@ static void spread_should_match_reference_examples(void **state)
 
     (void)state;
     for (i = 0; i < sizeof(reference_cases) / sizeof(reference_cases[0]); i++)
-        bad += tf_run_case("PodTopologySpread", &system_args,
-                           &reference_cases[i]);
+        bad +=
+            tf_run_case("PodTopologySpread", &system_args, &reference_cases[i]);
     assert_int_equal(bad, 0);
 }
 

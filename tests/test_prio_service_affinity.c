@@ -18,17 +18,17 @@
 #define L2  "bar=foo,baz=blah"
 #define L1J "{\"foo\":\"bar\",\"baz\":\"blah\"}"
 #define POD(ns, labels)                                                        \
-    "{\"metadata\":{\"name\":\"p\",\"namespace\":\"" ns "\",\"labels\":"      \
-    labels "}}"
+    "{\"metadata\":{\"name\":\"p\",\"namespace\":\"" ns                        \
+    "\",\"labels\":" labels "}}"
 #define SVC(ns, sel)                                                           \
     "{\"kind\":\"Service\",\"metadata\":{\"name\":\"s\",\"namespace\":\"" ns   \
     "\"},\"spec\":{\"selector\":" sel "}}"
 #define LABELED                                                                \
-    "machine11:zone=zone1;machine12:zone=zone1;machine21:zone=zone2;"         \
+    "machine11:zone=zone1;machine12:zone=zone1;machine21:zone=zone2;"          \
     "machine22:zone=zone2;machine01:name=value;machine02:name=value"
 #define RACKED                                                                 \
-    "machine11:zone=zone1,rack=rack1;machine12:zone=zone1,rack=rack2;"        \
-    "machine21:zone=zone2,rack=rack1;machine22:zone=zone2,rack=rack1;"        \
+    "machine11:zone=zone1,rack=rack1;machine12:zone=zone1,rack=rack2;"         \
+    "machine21:zone=zone2,rack=rack1;machine22:zone=zone2,rack=rack1;"         \
     "machine01:name=value;machine02:name=value"
 
 static const char *zone[] = { "zone" };
@@ -42,54 +42,107 @@ struct sa_case {
 
 /* TestServiceAffinityScore (service_affinity_test.go). */
 static const struct sa_case cases[] = {
-    { zone, 1,
-      { "nothing scheduled", POD("", "{}"), LABELED, NULL, NULL, { NULL },
+    { zone,
+      1,
+      { "nothing scheduled",
+        POD("", "{}"),
+        LABELED,
+        NULL,
+        NULL,
+        { NULL },
         { 100, 100, 100, 100, 0, 0 } } },
-    { zone, 1,
-      { "no services", POD("", L1J), LABELED, NULL, "/p1@machine11", { NULL },
+    { zone,
+      1,
+      { "no services",
+        POD("", L1J),
+        LABELED,
+        NULL,
+        "/p1@machine11",
+        { NULL },
         { 100, 100, 100, 100, 0, 0 } } },
-    { zone, 1,
-      { "different services", POD("", L1J), LABELED, NULL,
-        "/p1@machine11:" L2, { SVC("", "{\"key\":\"value\"}"), NULL },
+    { zone,
+      1,
+      { "different services",
+        POD("", L1J),
+        LABELED,
+        NULL,
+        "/p1@machine11:" L2,
+        { SVC("", "{\"key\":\"value\"}"), NULL },
         { 100, 100, 100, 100, 0, 0 } } },
-    { zone, 1,
-      { "three pods, one service pod", POD("", L1J), LABELED, NULL,
+    { zone,
+      1,
+      { "three pods, one service pod",
+        POD("", L1J),
+        LABELED,
+        NULL,
         "/p1@machine01:" L2 ";/p2@machine11:" L2 ";/p3@machine21:" L1,
-        { SVC("", L1J), NULL }, { 100, 100, 0, 0, 0, 0 } } },
-    { zone, 1,
-      { "three pods, two service pods on different machines", POD("", L1J),
-        LABELED, NULL,
+        { SVC("", L1J), NULL },
+        { 100, 100, 0, 0, 0, 0 } } },
+    { zone,
+      1,
+      { "three pods, two service pods on different machines",
+        POD("", L1J),
+        LABELED,
+        NULL,
         "/p1@machine11:" L2 ";/p2@machine11:" L1 ";/p3@machine21:" L1,
-        { SVC("", L1J), NULL }, { 50, 50, 50, 50, 0, 0 } } },
-    { zone, 1,
+        { SVC("", L1J), NULL },
+        { 50, 50, 50, 50, 0, 0 } } },
+    { zone,
+      1,
       { "three service label match pods in different namespaces",
-        POD("default", L1J), LABELED, NULL,
+        POD("default", L1J),
+        LABELED,
+        NULL,
         "/p1@machine11:" L1 ";default/p2@machine11:" L1 ";/p3@machine21:" L1
         ";ns1/p4@machine21:" L1,
-        { SVC("default", L1J), NULL }, { 0, 0, 100, 100, 0, 0 } } },
-    { zone, 1,
-      { "four pods, three service pods", POD("", L1J), LABELED, NULL,
+        { SVC("default", L1J), NULL },
+        { 0, 0, 100, 100, 0, 0 } } },
+    { zone,
+      1,
+      { "four pods, three service pods",
+        POD("", L1J),
+        LABELED,
+        NULL,
         "/p1@machine11:" L2 ";/p2@machine11:" L1 ";/p3@machine21:" L1
         ";/p4@machine21:" L1,
-        { SVC("", L1J), NULL }, { 66, 66, 33, 33, 0, 0 } } },
-    { zone, 1,
-      { "service with partial pod label matches", POD("", L1J), LABELED, NULL,
+        { SVC("", L1J), NULL },
+        { 66, 66, 33, 33, 0, 0 } } },
+    { zone,
+      1,
+      { "service with partial pod label matches",
+        POD("", L1J),
+        LABELED,
+        NULL,
         "/p1@machine11:" L2 ";/p2@machine11:" L1 ";/p3@machine21:" L1,
-        { SVC("", "{\"baz\":\"blah\"}"), NULL }, { 33, 33, 66, 66, 0, 0 } } },
-    { zone, 1,
-      { "service pod on non-zoned node", POD("", L1J), LABELED, NULL,
+        { SVC("", "{\"baz\":\"blah\"}"), NULL },
+        { 33, 33, 66, 66, 0, 0 } } },
+    { zone,
+      1,
+      { "service pod on non-zoned node",
+        POD("", L1J),
+        LABELED,
+        NULL,
         "/p1@machine01:" L1 ";/p2@machine11:" L1 ";/p3@machine21:" L1
         ";/p4@machine21:" L1,
-        { SVC("", L1J), NULL }, { 75, 75, 50, 50, 0, 0 } } },
-    { zone_rack, 2,
-      { "three pods, two service pods, with rack label", POD("", L1J), RACKED,
-        NULL, "/p1@machine01:" L2 ";/p2@machine11:" L1 ";/p3@machine21:" L1,
-        { SVC("", L1J), NULL }, { 25, 75, 25, 25, 0, 0 } } },
+        { SVC("", L1J), NULL },
+        { 75, 75, 50, 50, 0, 0 } } },
+    { zone_rack,
+      2,
+      { "three pods, two service pods, with rack label",
+        POD("", L1J),
+        RACKED,
+        NULL,
+        "/p1@machine01:" L2 ";/p2@machine11:" L1 ";/p3@machine21:" L1,
+        { SVC("", L1J), NULL },
+        { 25, 75, 25, 25, 0, 0 } } },
     /* Beyond upstream: terminating pods and a second service are ignored
      * (only the first matching service's selector is used). */
-    { zone, 1,
+    { zone,
+      1,
       { "terminating pods do not count; the first service wins",
-        POD("", L1J), LABELED, NULL,
+        POD("", L1J),
+        LABELED,
+        NULL,
         "/p1@machine11!:" L1 ";/p2@machine21:" L1 ";/p3@machine11:" L2,
         { SVC("", L1J), SVC("", "{\"baz\":\"blah\"}"), NULL },
         { 100, 100, 0, 0, 0, 0 } } },

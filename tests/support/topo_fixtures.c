@@ -81,13 +81,12 @@ void tf_add_nodes(struct fx_cluster *fc, const char *spec, const char **names,
         }
         if (colon)
             *colon = '\0';
-        node = fx_node(fc->a,
-                       arena_sprintf(fc->a,
-                                     "{\"metadata\":{\"name\":\"%s\","
-                                     "\"labels\":%s}}",
-                                     entry,
-                                     tf_labels_json(fc->a,
-                                                    colon ? colon + 1 : "")));
+        node = fx_node(
+            fc->a, arena_sprintf(
+                       fc->a,
+                       "{\"metadata\":{\"name\":\"%s\","
+                       "\"labels\":%s}}",
+                       entry, tf_labels_json(fc->a, colon ? colon + 1 : "")));
         fx_cluster_add_node(fc, node);
         if (names) {
             assert_true(*n < TF_MAX_NODES);
@@ -123,17 +122,17 @@ void tf_add_pods(struct fx_cluster *fc, const char *spec)
             name = slash + 1;
         }
         fx_cluster_add_pod(
-            fc, fx_pod(fc->a,
-                       arena_sprintf(
-                           fc->a,
-                           "{\"metadata\":{%s\"name\":\"%s\",\"labels\":%s%s},"
-                           "\"spec\":{\"nodeName\":\"%s\"}}",
-                           ns, name,
-                           tf_labels_json(fc->a, colon ? colon + 1 : ""),
-                           terminating ? ",\"deletionTimestamp\":"
-                                         "\"2021-01-01T00:00:00Z\""
-                                       : "",
-                           at + 1)));
+            fc,
+            fx_pod(fc->a,
+                   arena_sprintf(
+                       fc->a,
+                       "{\"metadata\":{%s\"name\":\"%s\",\"labels\":%s%s},"
+                       "\"spec\":{\"nodeName\":\"%s\"}}",
+                       ns, name, tf_labels_json(fc->a, colon ? colon + 1 : ""),
+                       terminating ? ",\"deletionTimestamp\":"
+                                     "\"2021-01-01T00:00:00Z\""
+                                   : "",
+                       at + 1)));
     }
 }
 
@@ -145,8 +144,7 @@ void tf_add_docs(struct fx_cluster *fc, const char *const *docs)
         fx_cluster_add(fc, docs[i]);
 }
 
-int tf_run_case(const char *plugin, const void *args,
-                const struct tf_case *tc)
+int tf_run_case(const char *plugin, const void *args, const struct tf_case *tc)
 {
     int bad = 0;
     const char *names[TF_MAX_NODES];

@@ -49,7 +49,6 @@ struct tf_case {
     int64_t want[8];
 };
 
-int tf_run_case(const char *plugin, const void *args,
-                const struct tf_case *tc);
+int tf_run_case(const char *plugin, const void *args, const struct tf_case *tc);
 
 #endif

@@ -107,8 +107,7 @@ static int init_domains(struct prio_cycle *cy, struct prio_spread_state *s,
     size_t i, j;
 
     s->ignored = arena_calloc(cy->arena, cy->cluster->n_nodes + 1, 1);
-    if (!s->ignored ||
-        prio_topo_map_init(&s->pairs, cy->arena, cy->n_nodes * s->n) < 0)
+    if (!s->ignored || prio_topo_map_init(&s->pairs, cy->arena, 64) < 0)
         return err_set(e, "PodTopologySpread: out of memory");
     for (i = 0; i < cy->n_nodes; i++) {
         const struct kube_labels *l = &cy->nodes[i]->node->labels;

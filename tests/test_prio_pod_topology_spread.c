@@ -37,7 +37,7 @@
 /* The incoming pod "p" with labels and extra spec members. */
 #define POD(labels, spec)                                                      \
     "{\"metadata\":{\"name\":\"p\",\"labels\":" labels "},\"spec\":{" spec "}" \
-                                                                           "}"
+    "}"
 #define TSCS(...) "\"topologySpreadConstraints\":[" __VA_ARGS__ "]"
 
 static const struct prio_args system_args = {

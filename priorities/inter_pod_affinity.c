@@ -10,6 +10,7 @@
 
 #include "kube/labels.h"
 #include "priorities/plugins.h"
+#include "priorities/pod_affinity_terms.h"
 #include "priorities/priorities.h"
 #include "priorities/topology_map.h"
 
@@ -36,33 +37,6 @@ struct ipa_state {
 static bool same(const char *a, const char *b)
 {
     return !strcmp(a ? a : "", b ? b : "");
-}
-
-static bool term_invalid(const struct kube_pod_affinity_term *t)
-{
-    return (t->selector && t->selector->invalid) ||
-           (t->namespace_selector && t->namespace_selector->invalid);
-}
-
-/* The first unparsable term of a pod, or NULL (framework.NewPodInfo). */
-static const char *pod_parse_error(const struct kube_pod *p)
-{
-    const struct kube_pod_affinity *lists[2] = {
-        &p->affinity.pod_affinity, &p->affinity.pod_anti_affinity
-    };
-    size_t l, i;
-
-    for (l = 0; l < 2; l++) {
-        for (i = 0; i < lists[l]->n_required; i++) {
-            if (term_invalid(&lists[l]->required[i]))
-                return "invalid required term";
-        }
-        for (i = 0; i < lists[l]->n_preferred; i++) {
-            if (term_invalid(&lists[l]->preferred[i].term))
-                return "invalid preferred term";
-        }
-    }
-    return NULL;
 }
 
 /*
@@ -115,27 +89,6 @@ static bool in_term_matches(const struct in_term *it, const struct kube_pod *p)
     return kube_label_selector_matches(it->t->selector, &p->labels);
 }
 
-/* An existing pod's term against the incoming pod (AffinityTerm.Matches). */
-static bool ex_term_matches(const struct ipa_state *s,
-                            const struct kube_pod *owner,
-                            const struct kube_pod_affinity_term *t,
-                            const struct kube_pod *in)
-{
-    bool ns_ok = false;
-    size_t i;
-
-    if (!t->n_namespaces && !t->namespace_selector) {
-        ns_ok = same(owner->namespace, in->namespace);
-    } else {
-        for (i = 0; i < t->n_namespaces && !ns_ok; i++)
-            ns_ok = same(t->namespaces[i], in->namespace);
-        if (!ns_ok && t->namespace_selector)
-            ns_ok = kube_label_selector_matches(t->namespace_selector,
-                                                &s->ns_labels);
-    }
-    return ns_ok && kube_label_selector_matches(t->selector, &in->labels);
-}
-
 static int add_at(struct prio_cycle *cy, struct ipa_state *s,
                   const struct kube_node *node, const char *key, int64_t v)
 {
@@ -167,29 +120,6 @@ static int add_at(struct prio_cycle *cy, struct ipa_state *s,
     return 0;
 }
 
-/* A term list of an existing pod is dropped whole if one term is invalid. */
-static bool list_valid_req(const struct kube_pod_affinity *a)
-{
-    size_t i;
-
-    for (i = 0; i < a->n_required; i++) {
-        if (term_invalid(&a->required[i]))
-            return false;
-    }
-    return true;
-}
-
-static bool list_valid_pref(const struct kube_pod_affinity *a)
-{
-    size_t i;
-
-    for (i = 0; i < a->n_preferred; i++) {
-        if (term_invalid(&a->preferred[i].term))
-            return false;
-    }
-    return true;
-}
-
 /* processExistingPod: every contribution of pod x on node. */
 static int process_pod(struct prio_cycle *cy, struct ipa_state *s,
                        const struct kube_pod *x, const struct kube_node *node)
@@ -205,39 +135,34 @@ static int process_pod(struct prio_cycle *cy, struct ipa_state *s,
                    s->terms[i].weight) < 0)
             return -1;
     }
-    if (s->hard_weight > 0 && list_valid_req(aff)) {
+    if (s->hard_weight > 0 && prio_required_terms_valid(aff)) {
         for (i = 0; i < aff->n_required; i++) {
-            if (ex_term_matches(s, x, &aff->required[i], in) &&
+            if (prio_term_matches_incoming(&s->ns_labels, x, &aff->required[i],
+                                           in) &&
                 add_at(cy, s, node, aff->required[i].topology_key,
                        s->hard_weight) < 0)
                 return -1;
         }
     }
-    if (list_valid_pref(aff)) {
+    if (prio_preferred_terms_valid(aff)) {
         for (i = 0; i < aff->n_preferred; i++) {
-            if (ex_term_matches(s, x, &aff->preferred[i].term, in) &&
+            if (prio_term_matches_incoming(&s->ns_labels, x,
+                                           &aff->preferred[i].term, in) &&
                 add_at(cy, s, node, aff->preferred[i].term.topology_key,
                        aff->preferred[i].weight) < 0)
                 return -1;
         }
     }
-    if (list_valid_pref(anti)) {
+    if (prio_preferred_terms_valid(anti)) {
         for (i = 0; i < anti->n_preferred; i++) {
-            if (ex_term_matches(s, x, &anti->preferred[i].term, in) &&
+            if (prio_term_matches_incoming(&s->ns_labels, x,
+                                           &anti->preferred[i].term, in) &&
                 add_at(cy, s, node, anti->preferred[i].term.topology_key,
                        -(int64_t)anti->preferred[i].weight) < 0)
                 return -1;
         }
     }
     return 0;
-}
-
-static bool has_pod_affinity(const struct kube_pod *p)
-{
-    const struct kube_affinity *a = &p->affinity;
-
-    return a->pod_affinity.n_required || a->pod_affinity.n_preferred ||
-           a->pod_anti_affinity.n_required || a->pod_anti_affinity.n_preferred;
 }
 
 static int init_terms(struct prio_cycle *cy, struct ipa_state *s)
@@ -274,7 +199,7 @@ int prio_inter_pod_affinity_prescore(struct prio_cycle *cy, const void *args,
     const struct cluster *c = cy->cluster;
     const struct kube_namespace *ns;
     struct ipa_state *s = arena_calloc(cy->arena, 1, sizeof(*s));
-    const char *why = pod_parse_error(cy->pod);
+    const char *why = prio_pod_affinity_parse_error(cy->pod);
     size_t i, j;
 
     if (!s)
@@ -298,7 +223,7 @@ int prio_inter_pod_affinity_prescore(struct prio_cycle *cy, const void *args,
         if (!ni->node->labels.n)
             continue; /* no topology value to add anything at */
         for (j = 0; j < ni->n_pods; j++) {
-            if (!s->all_pods && !has_pod_affinity(ni->pods[j]))
+            if (!s->all_pods && !prio_pod_has_pod_affinity(ni->pods[j]))
                 continue;
             if (process_pod(cy, s, ni->pods[j], ni->node) < 0)
                 return err_set(e, "InterPodAffinity: out of memory");

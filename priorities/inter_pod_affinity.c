@@ -1,0 +1,287 @@
+/*
+ * inter_pod_affinity.c: InterPodAffinity scoring as kube-scheduler v1.22
+ * runs it for InterPodAffinityPriority (plugins/interpodaffinity/
+ * scoring.go): the incoming pod's preferred (anti-)affinity and existing
+ * pods' required and preferred terms add weights per topology domain; a
+ * node scores the sum over its labels, min-max normalised to 0..100.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "kube/labels.h"
+#include "priorities/plugins.h"
+#include "priorities/pod_affinity_terms.h"
+#include "priorities/priorities.h"
+#include "priorities/topology_map.h"
+
+/* One incoming preferred term with its namespaces resolved once. */
+struct in_term {
+    const struct kube_pod_affinity_term *t;
+    int32_t weight;      /* already signed: -w for anti-affinity */
+    bool all_namespaces; /* namespaceSelector {} */
+    size_t n_ns;
+    const char **ns;
+};
+
+struct ipa_state {
+    size_t n_terms;
+    struct in_term *terms;
+    bool all_pods;                /* incoming pod has preferred terms */
+    int32_t hard_weight;          /* hardPodAffinityWeight */
+    struct kube_labels ns_labels; /* incoming pod's namespace labels */
+    struct prio_topo_map scores;  /* (topologyKey, value) -> weight sum */
+    size_t n_keys;
+    const char **keys; /* distinct topology keys in scores */
+};
+
+static bool same(const char *a, const char *b)
+{
+    return !strcmp(a ? a : "", b ? b : "");
+}
+
+/*
+ * Namespaces of an incoming term: its own namespace by default, else the
+ * listed ones plus every Namespace its selector matches; {} selects all
+ * (mergeAffinityTermNamespacesIfNotEmpty).
+ */
+static int resolve_term(struct prio_cycle *cy, struct in_term *it)
+{
+    const struct kube_pod_affinity_term *t = it->t;
+    const struct kube_objects *o = cy->cluster->objs;
+    size_t i;
+
+    it->ns = arena_calloc(cy->arena, t->n_namespaces + o->n_namespaces + 1,
+                          sizeof(*it->ns));
+    if (!it->ns)
+        return -1;
+    if (!t->n_namespaces && !t->namespace_selector) {
+        it->ns[it->n_ns++] = cy->pod->namespace;
+        return 0;
+    }
+    for (i = 0; i < t->n_namespaces; i++)
+        it->ns[it->n_ns++] = t->namespaces[i];
+    if (!t->namespace_selector)
+        return 0;
+    if (!t->namespace_selector->n_reqs) {
+        it->all_namespaces = true;
+        return 0;
+    }
+    for (i = 0; i < o->n_namespaces; i++) {
+        if (kube_label_selector_matches(t->namespace_selector,
+                                        &o->namespaces[i]->labels))
+            it->ns[it->n_ns++] = o->namespaces[i]->name;
+    }
+    return 0;
+}
+
+static bool in_term_matches(const struct in_term *it, const struct kube_pod *p)
+{
+    size_t i;
+
+    if (!it->all_namespaces) {
+        for (i = 0; i < it->n_ns; i++) {
+            if (same(it->ns[i], p->namespace))
+                break;
+        }
+        if (i == it->n_ns)
+            return false;
+    }
+    return kube_label_selector_matches(it->t->selector, &p->labels);
+}
+
+static int add_at(struct prio_cycle *cy, struct ipa_state *s,
+                  const struct kube_node *node, const char *key, int64_t v)
+{
+    const char *value = kube_labels_get(&node->labels, key);
+    int64_t *cnt;
+    size_t i;
+
+    if (!value)
+        return 0;
+    cnt = prio_topo_map_add(&s->scores, key, value, NULL);
+    if (!cnt)
+        return -1;
+    *cnt += v;
+    for (i = 0; i < s->n_keys; i++) {
+        if (!strcmp(s->keys[i], key))
+            return 0;
+    }
+    if ((s->n_keys & (s->n_keys - 1)) == 0) { /* 0, 1, 2, 4, ...: grow */
+        const char **nk = arena_alloc(
+            cy->arena, (s->n_keys ? s->n_keys * 2 : 1) * sizeof(*nk));
+
+        if (!nk)
+            return -1;
+        if (s->n_keys)
+            memcpy(nk, s->keys, s->n_keys * sizeof(*nk));
+        s->keys = nk;
+    }
+    s->keys[s->n_keys++] = key;
+    return 0;
+}
+
+/* processExistingPod: every contribution of pod x on node. */
+static int process_pod(struct prio_cycle *cy, struct ipa_state *s,
+                       const struct kube_pod *x, const struct kube_node *node)
+{
+    const struct kube_pod_affinity *aff = &x->affinity.pod_affinity;
+    const struct kube_pod_affinity *anti = &x->affinity.pod_anti_affinity;
+    const struct kube_pod *in = cy->pod;
+    size_t i;
+
+    for (i = 0; i < s->n_terms; i++) {
+        if (in_term_matches(&s->terms[i], x) &&
+            add_at(cy, s, node, s->terms[i].t->topology_key,
+                   s->terms[i].weight) < 0)
+            return -1;
+    }
+    if (s->hard_weight > 0 && prio_required_terms_valid(aff)) {
+        for (i = 0; i < aff->n_required; i++) {
+            if (prio_term_matches_incoming(&s->ns_labels, x, &aff->required[i],
+                                           in) &&
+                add_at(cy, s, node, aff->required[i].topology_key,
+                       s->hard_weight) < 0)
+                return -1;
+        }
+    }
+    if (prio_preferred_terms_valid(aff)) {
+        for (i = 0; i < aff->n_preferred; i++) {
+            if (prio_term_matches_incoming(&s->ns_labels, x,
+                                           &aff->preferred[i].term, in) &&
+                add_at(cy, s, node, aff->preferred[i].term.topology_key,
+                       aff->preferred[i].weight) < 0)
+                return -1;
+        }
+    }
+    if (prio_preferred_terms_valid(anti)) {
+        for (i = 0; i < anti->n_preferred; i++) {
+            if (prio_term_matches_incoming(&s->ns_labels, x,
+                                           &anti->preferred[i].term, in) &&
+                add_at(cy, s, node, anti->preferred[i].term.topology_key,
+                       -(int64_t)anti->preferred[i].weight) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static int init_terms(struct prio_cycle *cy, struct ipa_state *s)
+{
+    const struct kube_pod_affinity *lists[2] = {
+        &cy->pod->affinity.pod_affinity, &cy->pod->affinity.pod_anti_affinity
+    };
+    size_t l, i;
+
+    s->terms = arena_calloc(cy->arena,
+                            lists[0]->n_preferred + lists[1]->n_preferred + 1,
+                            sizeof(*s->terms));
+    if (!s->terms)
+        return -1;
+    for (l = 0; l < 2; l++) {
+        for (i = 0; i < lists[l]->n_preferred; i++) {
+            struct in_term *it = &s->terms[s->n_terms++];
+
+            it->t = &lists[l]->preferred[i].term;
+            it->weight = l ? -lists[l]->preferred[i].weight
+                           : lists[l]->preferred[i].weight;
+            if (resolve_term(cy, it) < 0)
+                return -1;
+        }
+    }
+    s->all_pods = s->n_terms > 0;
+    return 0;
+}
+
+int prio_inter_pod_affinity_prescore(struct prio_cycle *cy, const void *args,
+                                     void **state, struct err *e)
+{
+    const struct prio_args *pa = args;
+    const struct cluster *c = cy->cluster;
+    const struct kube_namespace *ns;
+    struct ipa_state *s = arena_calloc(cy->arena, 1, sizeof(*s));
+    const char *why = prio_pod_affinity_parse_error(cy->pod);
+    size_t i, j;
+
+    if (!s)
+        return err_set(e, "InterPodAffinity: out of memory");
+    *state = s;
+    if (why)
+        return err_set(e, "InterPodAffinity: failed to parse pod: %s", why);
+    s->hard_weight = pa && pa->kind == PRIO_ARGS_INTER_POD
+                         ? pa->u.inter_pod.hard_pod_affinity_weight
+                         : 1;
+    ns = cluster_namespace(c, cy->pod->namespace);
+    if (ns)
+        s->ns_labels = ns->labels;
+    if (init_terms(cy, s) < 0 || prio_topo_map_init(&s->scores, cy->arena, 64))
+        return err_set(e, "InterPodAffinity: out of memory");
+    for (i = 0; i < c->n_nodes; i++) {
+        const struct node_info *ni = &c->nodes[i];
+
+        if (!s->all_pods && !ni->n_affinity_pods)
+            continue;
+        if (!ni->node->labels.n)
+            continue; /* no topology value to add anything at */
+        for (j = 0; j < ni->n_pods; j++) {
+            if (!s->all_pods && !prio_pod_has_pod_affinity(ni->pods[j]))
+                continue;
+            if (process_pod(cy, s, ni->pods[j], ni->node) < 0)
+                return err_set(e, "InterPodAffinity: out of memory");
+        }
+    }
+    return 0;
+}
+
+int prio_inter_pod_affinity_score(const struct prio_cycle *cy, const void *args,
+                                  const void *state, const struct node_info *ni,
+                                  int64_t *score, struct err *e)
+{
+    const struct ipa_state *s = state;
+    size_t k;
+
+    (void)cy;
+    (void)args;
+    (void)e;
+    *score = 0;
+    for (k = 0; k < s->n_keys; k++) {
+        const char *v = kube_labels_get(&ni->node->labels, s->keys[k]);
+        const int64_t *w;
+
+        if (!v)
+            continue;
+        w = prio_topo_map_get(&s->scores, s->keys[k], v);
+        if (w)
+            *score += *w;
+    }
+    return 0;
+}
+
+int prio_inter_pod_affinity_normalize(const struct prio_cycle *cy,
+                                      const void *args, const void *state,
+                                      int64_t *scores, struct err *e)
+{
+    const struct ipa_state *s = state;
+    int64_t min = INT64_MAX, max = INT64_MIN, diff;
+    size_t i;
+
+    (void)args;
+    (void)e;
+    if (!s->scores.len)
+        return 0;
+    for (i = 0; i < cy->n_nodes; i++) {
+        if (scores[i] > max)
+            max = scores[i];
+        if (scores[i] < min)
+            min = scores[i];
+    }
+    diff = max - min;
+    for (i = 0; i < cy->n_nodes; i++) {
+        double f = 0.0;
+
+        if (diff > 0)
+            f = (double)PRIO_MAX_NODE_SCORE *
+                ((double)(scores[i] - min) / (double)diff);
+        scores[i] = (int64_t)f;
+    }
+    return 0;
+}

@@ -1,0 +1,98 @@
+/*
+ * pod_affinity_terms.c: pod (anti-)affinity term checks for
+ * InterPodAffinity scoring, as framework.PodInfo parses terms and
+ * AffinityTerm.Matches applies them in kube-scheduler v1.22.
+ */
+#include "priorities/pod_affinity_terms.h"
+
+#include <string.h>
+
+#include "kube/labels.h"
+
+static bool same(const char *a, const char *b)
+{
+    return !strcmp(a ? a : "", b ? b : "");
+}
+
+/* Why the term's selectors do not parse, or NULL. */
+static const char *term_error(const struct kube_pod_affinity_term *t)
+{
+    if (t->selector && t->selector->invalid)
+        return t->selector->invalid;
+    if (t->namespace_selector && t->namespace_selector->invalid)
+        return t->namespace_selector->invalid;
+    return NULL;
+}
+
+/* The first unparsable term of a pod, or NULL (framework.NewPodInfo). */
+const char *prio_pod_affinity_parse_error(const struct kube_pod *p)
+{
+    const struct kube_pod_affinity *lists[2] = {
+        &p->affinity.pod_affinity, &p->affinity.pod_anti_affinity
+    };
+    size_t l, i;
+
+    for (l = 0; l < 2; l++) {
+        for (i = 0; i < lists[l]->n_required; i++) {
+            if (term_error(&lists[l]->required[i]))
+                return term_error(&lists[l]->required[i]);
+        }
+        for (i = 0; i < lists[l]->n_preferred; i++) {
+            if (term_error(&lists[l]->preferred[i].term))
+                return term_error(&lists[l]->preferred[i].term);
+        }
+    }
+    return NULL;
+}
+
+/* An existing pod's term against the incoming pod (AffinityTerm.Matches). */
+bool prio_term_matches_incoming(const struct kube_labels *ns_labels,
+                                const struct kube_pod *owner,
+                                const struct kube_pod_affinity_term *t,
+                                const struct kube_pod *in)
+{
+    bool ns_ok = false;
+    size_t i;
+
+    if (!t->n_namespaces && !t->namespace_selector) {
+        ns_ok = same(owner->namespace, in->namespace);
+    } else {
+        for (i = 0; i < t->n_namespaces && !ns_ok; i++)
+            ns_ok = same(t->namespaces[i], in->namespace);
+        if (!ns_ok && t->namespace_selector)
+            ns_ok =
+                kube_label_selector_matches(t->namespace_selector, ns_labels);
+    }
+    return ns_ok && kube_label_selector_matches(t->selector, &in->labels);
+}
+
+/* A term list of an existing pod is dropped whole if one term is invalid. */
+bool prio_required_terms_valid(const struct kube_pod_affinity *a)
+{
+    size_t i;
+
+    for (i = 0; i < a->n_required; i++) {
+        if (term_error(&a->required[i]))
+            return false;
+    }
+    return true;
+}
+
+bool prio_preferred_terms_valid(const struct kube_pod_affinity *a)
+{
+    size_t i;
+
+    for (i = 0; i < a->n_preferred; i++) {
+        if (term_error(&a->preferred[i].term))
+            return false;
+    }
+    return true;
+}
+
+bool prio_pod_has_pod_affinity(const struct kube_pod *p)
+{
+    const struct kube_affinity *a = &p->affinity;
+
+    return a->pod_affinity.n_required || a->pod_affinity.n_preferred ||
+           a->pod_anti_affinity.n_required || a->pod_anti_affinity.n_preferred;
+}

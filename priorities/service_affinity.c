@@ -1,0 +1,124 @@
+/*
+ * service_affinity.c: ServiceAffinity scoring as kube-scheduler v1.22 runs
+ * it for the Policy's serviceAntiAffinity priorities (plugins/
+ * serviceaffinity/service_affinity.go): the pods of the pod's first
+ * service are spread over the values of each antiAffinityLabelsPreference
+ * label, each label contributing 1/len(labels) of the score.
+ */
+#include <string.h>
+
+#include "kube/labels.h"
+#include "priorities/default_spread_selector.h"
+#include "priorities/plugins.h"
+#include "priorities/priorities.h"
+#include "priorities/topology_map.h"
+
+struct service_affinity_state {
+    const struct kube_labels *selector; /* NULL: no service selects the pod */
+};
+
+int prio_service_affinity_prescore(struct prio_cycle *cy, const void *args,
+                                   void **state, struct err *e)
+{
+    const struct kube_objects *o = cy->cluster->objs;
+    struct service_affinity_state *s = arena_calloc(cy->arena, 1, sizeof(*s));
+    size_t i;
+
+    (void)args;
+    if (!s)
+        return err_set(e, "ServiceAffinity: out of memory");
+    *state = s;
+    /* services[0] of GetPodServices, in input (lister) order. */
+    for (i = 0; i < o->n_services && !s->selector; i++) {
+        if (prio_service_selects_pod(o->services[i], cy->pod))
+            s->selector = &o->services[i]->selector;
+    }
+    return 0;
+}
+
+int prio_service_affinity_score(const struct prio_cycle *cy, const void *args,
+                                const void *state, const struct node_info *ni,
+                                int64_t *score, struct err *e)
+{
+    const struct service_affinity_state *s = state;
+    size_t i;
+
+    (void)args;
+    (void)e;
+    *score = 0;
+    if (!ni->n_pods || !s->selector || !s->selector->n)
+        return 0;
+    for (i = 0; i < ni->n_pods; i++) {
+        const struct kube_pod *p = ni->pods[i];
+
+        if (p->deleting || strcmp(p->namespace ? p->namespace : "",
+                                  cy->pod->namespace ? cy->pod->namespace : ""))
+            continue;
+        if (kube_labels_contain(&p->labels, s->selector))
+            (*score)++;
+    }
+    return 0;
+}
+
+/* updateNodeScoresForLabel: add this label's share to acc. */
+static int add_label(const struct prio_cycle *cy, const char *label,
+                     const int64_t *raw, double *acc, size_t n_labels,
+                     struct err *e)
+{
+    const double max_score = (double)PRIO_MAX_NODE_SCORE;
+    struct prio_topo_map counts;
+    int64_t total = 0;
+    size_t i;
+
+    if (prio_topo_map_init(&counts, cy->arena, 16) < 0)
+        return err_set(e, "ServiceAffinity: out of memory");
+    for (i = 0; i < cy->n_nodes; i++) {
+        const char *v = kube_labels_get(&cy->nodes[i]->node->labels, label);
+        int64_t *cnt;
+
+        total += raw[i];
+        if (!v)
+            continue;
+        cnt = prio_topo_map_add(&counts, label, v, NULL);
+        if (!cnt)
+            return err_set(e, "ServiceAffinity: out of memory");
+        *cnt += raw[i];
+    }
+    for (i = 0; i < cy->n_nodes; i++) {
+        const char *v = kube_labels_get(&cy->nodes[i]->node->labels, label);
+        double f = max_score;
+
+        if (!v)
+            continue;
+        if (total > 0)
+            f = max_score *
+                ((double)(total - *prio_topo_map_get(&counts, label, v)) /
+                 (double)total);
+        acc[i] += f / (double)n_labels;
+    }
+    return 0;
+}
+
+int prio_service_affinity_normalize(const struct prio_cycle *cy,
+                                    const void *args, const void *state,
+                                    int64_t *scores, struct err *e)
+{
+    const struct prio_args *pa = args;
+    const struct policy_strlist *labels = NULL;
+    double *acc;
+    size_t i;
+
+    (void)state;
+    if (pa && pa->kind == PRIO_ARGS_SERVICE_AFFINITY)
+        labels = &pa->u.service_affinity.labels;
+    acc = arena_calloc(cy->arena, cy->n_nodes + 1, sizeof(*acc));
+    if (!acc)
+        return err_set(e, "ServiceAffinity: out of memory");
+    for (i = 0; labels && i < labels->n; i++) {
+        if (add_label(cy, labels->v[i], scores, acc, labels->n, e) < 0)
+            return -1;
+    }
+    for (i = 0; i < cy->n_nodes; i++)
+        scores[i] = (int64_t)acc[i];
+    return 0;
+}

@@ -26,4 +26,41 @@ run "explain with an invalid policy" 1 "$KPE_BIN" explain \
     --cluster "$D/cluster.json" --pod "$D/pods/web.json"
 contains "policy error is v1.22's" err 'predicate type not found for "CheckNodeCondition"'
 
+# Golden outputs on the demo cluster: the seeds' scenario (a high-comm pod
+# goes to RDMA nodes only; a pinned pod to its node), a plain replica, and a
+# pod that fits nowhere.
+G=tests/golden/explain
+for pod in high-comm pinned web big; do
+    run "explain $pod (json)" 0 "$KPE_BIN" explain --policy "$D/policy.json" \
+        --cluster "$D/cluster.json" --pod "$D/pods/$pod.json" --output json
+    golden "explain $pod (json)" "$G/$pod.json"
+    run "explain $pod (text)" 0 "$KPE_BIN" explain --policy "$D/policy.json" \
+        --cluster "$D/cluster.json" --pod "$D/pods/$pod.json"
+    golden "explain $pod (text)" "$G/$pod.txt"
+done
+run "explain JSON keeps the contract's shape" 0 python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert set(d) == {"pod", "nodes", "selected"}, d.keys()
+assert d["pod"] == "default/high-comm" and d["selected"] in ("rdma-1", "rdma-2")
+for n in d["nodes"]:
+    assert set(n) == {"name", "feasible", "failures", "scores", "total"}
+    assert n["feasible"] == (not n["failures"])
+    assert bool(n["scores"]) == n["feasible"]
+assert [n["name"] for n in d["nodes"]] == ["rdma-1", "rdma-2", "general-1", "gpu-1", "cordoned-1"]
+' "$G/high-comm.json"
+# The cluster can come in several files.
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+nodes = [i for i in d["items"] if i["kind"] == "Node"]
+rest = [i for i in d["items"] if i["kind"] != "Node"]
+json.dump({"kind": "NodeList", "apiVersion": "v1", "items": nodes}, open(sys.argv[2], "w"))
+json.dump({"kind": "List", "apiVersion": "v1", "items": rest}, open(sys.argv[3], "w"))
+' "$D/cluster.json" "$T_TMP/nodes.json" "$T_TMP/rest.json"
+run "explain over two cluster files" 0 "$KPE_BIN" explain --policy "$D/policy.json" \
+    --cluster "$T_TMP/nodes.json" --cluster "$T_TMP/rest.json" \
+    --pod "$D/pods/high-comm.json" --output json
+golden "two cluster files give the same answer" "$G/high-comm.json"
+
 finish

@@ -316,7 +316,7 @@ int policy_load_buffer(const char *name, const char *buf, size_t len,
                        const struct policy_load_opts *opts, struct policy **out,
                        struct err *e)
 {
-    struct policy_load_opts none = { 0, POLICY_FORMAT_AUTO, NULL };
+    struct policy_load_opts none = { .format = POLICY_FORMAT_AUTO };
     struct policy *p;
     bool ini;
     int rc;
@@ -332,6 +332,7 @@ int policy_load_buffer(const char *name, const char *buf, size_t len,
         return err_set(e, "%s: out of memory", name);
     arena_init(&p->arena, 0);
     p->compat = opts->compat;
+    p->gates = opts->gates;
     p->source = arena_strdup(&p->arena, name);
     ini = opts->format == POLICY_FORMAT_INI ||
           (opts->format == POLICY_FORMAT_AUTO && looks_ini(name, buf, len));

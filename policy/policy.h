@@ -32,8 +32,12 @@ enum policy_format {
     POLICY_FORMAT_INI,
 };
 
+/* Feature gates that change how a Policy resolves (v1.22 defaults: on). */
+#define POLICY_GATE_DEFAULT_POD_TOPOLOGY_SPREAD_OFF 0x1u
+
 struct policy_load_opts {
     unsigned compat;           /* POLICY_COMPAT_* */
+    unsigned gates;            /* POLICY_GATE_*: gates turned off */
     enum policy_format format; /* how to read the file */
     FILE *warnings;            /* also print warnings here; NULL: don't */
 };
@@ -81,6 +85,7 @@ struct policy {
     struct arena arena;    /* owns everything below */
     const char *source;    /* file name as given */
     unsigned compat;       /* POLICY_COMPAT_* it was loaded with */
+    unsigned gates;        /* POLICY_GATE_* it was loaded with */
     struct policy_doc doc; /* the document as written */
     struct policy_pred *preds;
     size_t n_preds;

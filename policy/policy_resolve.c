@@ -528,6 +528,11 @@ static int build_prios(struct rctx *c)
     const struct prio_def *even = prio_lookup(PRIO_NAME_EVEN_PODS_SPREAD);
     struct policy *p = c->p;
     bool sel_on = c->prios[prio_index(sel)].on;
+    /* DefaultPodTopologySpread on (v1.22's default): SelectorSpreadPriority
+     * is PodTopologySpread with System defaulting, folded with
+     * EvenPodsSpreadPriority. Off: SelectorSpread is a plugin of its own
+     * and EvenPodsSpreadPriority's PodTopologySpread defaults to List. */
+    bool fold = !(p->gates & POLICY_GATE_DEFAULT_POD_TOPOLOGY_SPREAD_OFF);
 
     p->prios = arena_calloc(&p->arena, n, sizeof(*p->prios));
     if (!p->prios)
@@ -536,7 +541,8 @@ static int build_prios(struct rctx *c)
         struct prio_slot *s = &c->prios[i];
         struct policy_prio *u;
 
-        if (!s->on || (&rows[i] == sel && c->prios[prio_index(even)].on))
+        if (!s->on ||
+            (fold && &rows[i] == sel && c->prios[prio_index(even)].on))
             continue;
         u = &p->prios[k++];
         u->def = &rows[i];
@@ -556,8 +562,8 @@ static int build_prios(struct rctx *c)
              * when SelectorSpreadPriority also maps here (9.3 quirk); the
              * System defaulting of SelectorSpreadPriority wins. */
             u->args.u.spread.defaulting =
-                sel_on ? PRIO_SPREAD_SYSTEM : PRIO_SPREAD_LIST;
-            if (&rows[i] == even && sel_on) {
+                fold && sel_on ? PRIO_SPREAD_SYSTEM : PRIO_SPREAD_LIST;
+            if (fold && &rows[i] == even && sel_on) {
                 const struct prio_slot *ss = &c->prios[prio_index(sel)];
                 size_t j;
 

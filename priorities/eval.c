@@ -9,14 +9,15 @@
 
 #include "policy/policy.h"
 
-static const char *plugin_name(const struct policy_prio *pp, unsigned flags)
+static const char *plugin_name(const struct policy *p,
+                               const struct policy_prio *pp)
 {
     const char *name = pp->def->plugins[0].name;
 
     if (!name)
         return pp->def->name;
     /* With the gate off v1.22 maps SelectorSpreadPriority to SelectorSpread. */
-    if ((flags & PRIO_PLAN_SELECTOR_SPREAD_GATE_OFF) &&
+    if ((p->gates & POLICY_GATE_DEFAULT_POD_TOPOLOGY_SPREAD_OFF) &&
         !strcmp(pp->def->name, PRIO_NAME_SELECTOR_SPREAD))
         return "SelectorSpread";
     return name;
@@ -43,8 +44,8 @@ static int step_of(const struct prio_plan *plan, const struct policy_prio *pp)
     return -1;
 }
 
-int prio_plan_build(const struct policy *p, unsigned flags,
-                    struct prio_plan *plan, struct err *e)
+int prio_plan_build(const struct policy *p, struct prio_plan *plan,
+                    struct err *e)
 {
     size_t i, k;
 
@@ -53,7 +54,7 @@ int prio_plan_build(const struct policy *p, unsigned flags,
     if (p->n_prios > PRIO_PLAN_MAX)
         return err_set(e, "too many score plugins (limit %d)", PRIO_PLAN_MAX);
     for (i = 0; i < p->n_prios; i++) {
-        const char *name = plugin_name(&p->prios[i], flags);
+        const char *name = plugin_name(p, &p->prios[i]);
         const struct prio_plugin *impl = prio_plugin_find(name);
 
         if (!impl || !impl->score)

@@ -20,10 +20,6 @@ struct policy_prio;
 
 #define PRIO_PLAN_MAX 32
 
-/* PRIO_PLAN_*: options for building the plan. */
-#define PRIO_PLAN_SELECTOR_SPREAD_GATE_OFF                                     \
-    0x1u /* DefaultPodTopologySpread=false */
-
 struct prio_plan_step {
     const struct prio_plugin *plugin;
     const struct policy_prio *prio; /* weight and args */
@@ -45,12 +41,13 @@ struct prio_plan {
 
 /*
  * Build the plan: one step per score plugin of the policy, in v1.22's
- * plugin order, and the list of configured names (file order; the keys
- * when the policy uses the default set). Fails when an implementation is
- * missing from this build.
+ * plugin order (SelectorSpread when the policy was loaded with the
+ * DefaultPodTopologySpread gate off), and the list of configured names (file
+ * order; the keys when the policy uses the default set). Fails when an
+ * implementation is missing from this build.
  */
-int prio_plan_build(const struct policy *p, unsigned flags,
-                    struct prio_plan *plan, struct err *e);
+int prio_plan_build(const struct policy *p, struct prio_plan *plan,
+                    struct err *e);
 
 /*
  * Scores of one pod over F = nodes[0..n): scores[s * n + i] is step s's

@@ -45,7 +45,8 @@ int cli_policy_option(const char *opt, const char *val,
 
 int cli_check(int argc, char **argv)
 {
-    struct policy_load_opts o = { 0, POLICY_FORMAT_AUTO, stderr };
+    struct policy_load_opts o = { .format = POLICY_FORMAT_AUTO,
+                                  .warnings = stderr };
     const char *path = NULL;
     struct policy *p = NULL;
     struct err e;

@@ -31,7 +31,8 @@ enum target { TO_NONE, TO_JSON, TO_INI, TO_KSC };
 
 int cli_convert(int argc, char **argv)
 {
-    struct policy_load_opts o = { 0, POLICY_FORMAT_AUTO, stderr };
+    struct policy_load_opts o = { .format = POLICY_FORMAT_AUTO,
+                                  .warnings = stderr };
     enum policy_ksc_version ver = POLICY_KSC_V1BETA2;
     enum target to = TO_NONE;
     const char *path = NULL, *url = NULL;

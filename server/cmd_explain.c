@@ -16,6 +16,7 @@
 #include "policy/policy.h"
 #include "server/cli.h"
 #include "server/evaluate.h"
+#include "server/feature_gates.h"
 
 #define EXPLAIN_MAX_CLUSTER_FILES 64
 
@@ -34,7 +35,7 @@ static void explain_usage(FILE *f)
                "--cluster CLUSTER.json\n"
                "           [--cluster MORE.json ...] --pod POD.json "
                "[--output text|json]\n"
-               "           [--compat legacy]\n\n"
+               "           [--compat legacy] [--feature-gates LIST]\n\n"
                "Evaluate one pod against every node of a cluster snapshot "
                "(`kubectl get\nnodes,pods,... -o json` output) under a Policy, "
                "as kube-scheduler v1.22 would:\nwhich predicates fail on each "
@@ -45,6 +46,8 @@ static void explain_usage(FILE *f)
                "  --pod FILE       the pod to place (a Pod object)\n"
                "  --output FORMAT  text (default) or json\n"
                "  --compat legacy  accept predicates v1.22 dropped\n"
+               "  --feature-gates LIST  v1.22 gates, e.g. "
+               "DefaultPodTopologySpread=false\n"
                "Exit status: 0 evaluated, 1 error, 2 usage error.\n");
 }
 
@@ -87,6 +90,13 @@ static int parse_args(int argc, char **argv, struct explain_opts *o)
                 return 2;
             }
             o->json = !strcmp(v, "json");
+        } else if (!strcmp(a, "--feature-gates")) {
+            struct err e;
+
+            if (feature_gates_apply(v, &o->load.gates, &e) < 0) {
+                fprintf(stderr, "explain: %s\n", e.msg);
+                return 2;
+            }
         } else if (cli_policy_option(a, v, &o->load) != 0) {
             fprintf(stderr, "explain: unknown option or bad value: %s %s\n", a,
                     v);
@@ -270,7 +280,7 @@ static int run(const struct explain_opts *o, struct arena *a, struct err *e)
     }
     for (i = 0; i < c.n_nodes; i++)
         nodes[i] = &c.nodes[i];
-    if (eval_plans_build(p, 0, &plans, e) < 0 ||
+    if (eval_plans_build(p, &plans, e) < 0 ||
         evaluate_pod(&plans, &pod, &c, nodes, c.n_nodes,
                      EVAL_FILTER | EVAL_SCORE, a, &r, e) < 0)
         goto out_cluster;

@@ -5,12 +5,12 @@
 
 #include <string.h>
 
-int eval_plans_build(const struct policy *p, unsigned prio_flags,
-                     struct eval_plans *plans, struct err *e)
+int eval_plans_build(const struct policy *p, struct eval_plans *plans,
+                     struct err *e)
 {
     if (pred_plan_build(p, &plans->pred, e) < 0)
         return -1;
-    return prio_plan_build(p, prio_flags, &plans->prio, e);
+    return prio_plan_build(p, &plans->prio, e);
 }
 
 static int filter_nodes(const struct eval_plans *plans,

@@ -23,8 +23,8 @@ struct eval_plans {
     struct prio_plan prio;
 };
 
-int eval_plans_build(const struct policy *p, unsigned prio_flags,
-                     struct eval_plans *plans, struct err *e);
+int eval_plans_build(const struct policy *p, struct eval_plans *plans,
+                     struct err *e);
 
 struct eval_node {
     const struct node_info *ni;

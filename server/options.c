@@ -97,8 +97,13 @@ static const struct opt_def opt_table[] = {
     { "v", NULL, OT_INT, OFF(verbosity), 0, 10, NULL, "N",
       "log verbosity; 2 logs one line per request", "0" },
     { "score-scale", NULL, OT_ENUM, OFF(score_scale), 0, 0, scale_names,
-      "MODE", "scaled: map v1.22 totals onto the extender's 0-10 range; "
-      "raw: return v1.22 totals unchanged", "scaled" },
+      "MODE", "scaled: the weighted average of the priority scores in "
+      "0..10 (total * 10 / (100 * sum of weights)); raw: the v1.22 totals "
+      "unchanged", "scaled" },
+    { "feature-gates", NULL, OT_STR, OFF(feature_gates), 0, 0, NULL, "LIST",
+      "v1.22 gates as Name=bool,...: DefaultPodTopologySpread, "
+      "CSIMigration, CSIMigrationAWS, CSIMigrationGCE, CSIMigrationAzureDisk, "
+      "CSIMigrationOpenStack", "v1.22 defaults" },
     { "config", NULL, OT_CONFIG, OFF(config_file), 0, 0, NULL, "FILE",
       "INI file with these options as key = value (top level or [serve]); "
       "flags override it", "none" },

@@ -48,7 +48,8 @@ struct srv_options {
     int shutdown_grace; /* seconds */
     int log_format;     /* enum opts_log_format */
     int verbosity;
-    int score_scale; /* enum opts_score_scale */
+    int score_scale;           /* enum opts_score_scale */
+    const char *feature_gates; /* --feature-gates as given, or NULL */
     const char *config_file;
     int help; /* --help given: print opts_usage() and exit 0 */
 };

@@ -13,6 +13,7 @@
 
 #include "policy/policy.h"
 #include "server/extender.h"
+#include "server/feature_gates.h"
 #include "server/http.h"
 #include "server/log.h"
 
@@ -191,8 +192,13 @@ int serve_app_init(struct serve_ctx *ctx, struct server *s, struct err *e)
 {
     const struct srv_options *o = &s->opts;
 
+    unsigned gates = 0;
+
+    if (o->feature_gates && feature_gates_apply(o->feature_gates, &gates, e))
+        return -1;
     app_init(&ctx->app, o->policy_file, o->cluster_files, o->n_cluster_files,
              o->compat == OPTS_COMPAT_LEGACY ? POLICY_COMPAT_LEGACY : 0);
+    ctx->app.gates = gates;
     ctx->ready = 1;
     if (register_all(s, ctx, e) < 0)
         return -1;

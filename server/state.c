@@ -92,7 +92,7 @@ static struct app_state *state_new(const struct app *app, struct policy *p,
         err_set(e, "out of memory");
         return NULL;
     }
-    if (eval_plans_build(p, app->prio_flags, &st->plans, e) < 0) {
+    if (eval_plans_build(p, &st->plans, e) < 0) {
         err_prefix(e, "%s: ", app->policy_path);
         free(st);
         return NULL;
@@ -108,6 +108,7 @@ static int load_policy(struct app *app, struct policy **out, struct err *e)
     struct policy_load_opts o = { 0 };
 
     o.compat = app->compat;
+    o.gates = app->gates;
     o.format = POLICY_FORMAT_AUTO;
     return policy_load_file(app->policy_path, &o, out, e);
 }

@@ -39,8 +39,8 @@ struct app {
     const char *policy_path;
     const char *const *cluster_paths;
     size_t n_cluster_paths;
-    unsigned compat;     /* POLICY_COMPAT_* */
-    unsigned prio_flags; /* PRIO_PLAN_* */
+    unsigned compat; /* POLICY_COMPAT_* */
+    unsigned gates;  /* POLICY_GATE_* */
 };
 
 /* Set up an empty app (no state yet). Paths must outlive the app. */

@@ -17,8 +17,9 @@
 
 static struct policy *load_ini(const char *text, struct err *e)
 {
-    struct policy_load_opts o = { POLICY_COMPAT_LEGACY, POLICY_FORMAT_INI,
-                                  NULL };
+    struct policy_load_opts o = { .compat = POLICY_COMPAT_LEGACY,
+                                  .format = POLICY_FORMAT_INI,
+                                  .warnings = NULL };
     struct policy *p = NULL;
 
     if (policy_load_buffer("t.ini", text, strlen(text), &o, &p, e))
@@ -197,8 +198,9 @@ static char *read_all(const char *path)
 /* JSON -> INI -> JSON gives the same canonical JSON and the same check. */
 static int round_trip(const char *path)
 {
-    struct policy_load_opts o = { POLICY_COMPAT_LEGACY, POLICY_FORMAT_AUTO,
-                                  NULL };
+    struct policy_load_opts o = { .compat = POLICY_COMPAT_LEGACY,
+                                  .format = POLICY_FORMAT_AUTO,
+                                  .warnings = NULL };
     struct policy *a = NULL, *b = NULL;
     struct err e;
     char *ini, *json1, *json2;

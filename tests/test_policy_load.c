@@ -61,8 +61,10 @@ static void every_real_world_policy_should_load(void **state)
 
         assert_non_null(dir);
         while ((de = readdir(dir))) {
-            struct policy_load_opts o = { d ? POLICY_COMPAT_LEGACY : 0,
-                                          POLICY_FORMAT_AUTO, NULL };
+            struct policy_load_opts o = { .compat =
+                                              d ? POLICY_COMPAT_LEGACY : 0,
+                                          .format = POLICY_FORMAT_AUTO,
+                                          .warnings = NULL };
             struct policy *p = NULL;
             struct err e;
             char path[512];

@@ -30,7 +30,9 @@ static void run_cases(const struct vcase *c, size_t n)
     int bad = 0;
 
     for (i = 0; i < n; i++) {
-        struct policy_load_opts o = { c[i].compat, POLICY_FORMAT_JSON, NULL };
+        struct policy_load_opts o = { .compat = c[i].compat,
+                                      .format = POLICY_FORMAT_JSON,
+                                      .warnings = NULL };
         struct policy *p = NULL;
         struct err e;
         int rc;
@@ -443,7 +445,9 @@ static void decoding_should_report_paths(void **state)
 
 static struct policy *load(const char *json, unsigned compat)
 {
-    struct policy_load_opts o = { compat, POLICY_FORMAT_JSON, NULL };
+    struct policy_load_opts o = { .compat = compat,
+                                  .format = POLICY_FORMAT_JSON,
+                                  .warnings = NULL };
     struct policy *p = NULL;
     struct err e;
 

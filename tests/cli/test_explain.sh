@@ -63,4 +63,28 @@ run "explain over two cluster files" 0 "$KPE_BIN" explain --policy "$D/policy.js
     --pod "$D/pods/high-comm.json" --output json
 golden "two cluster files give the same answer" "$G/high-comm.json"
 
+# DefaultPodTopologySpread=false: v1.22 then runs SelectorSpread on its own
+# (zone-weighted) and EvenPodsSpreadPriority's PodTopologySpread with List
+# defaulting, each with its own weight.
+run "explain with the DefaultPodTopologySpread gate off" 0 "$KPE_BIN" explain \
+    --policy "$D/policy.json" --cluster "$D/cluster.json" \
+    --pod "$D/pods/web.json" --output json \
+    --feature-gates DefaultPodTopologySpread=false
+golden "gate off" "$G/web-gate-off.json"
+run "gate off unfolds the two spreading priorities" 0 python3 -c '
+import json, sys
+on = json.load(open(sys.argv[1]))["nodes"]
+off = json.load(open(sys.argv[2]))["nodes"]
+s_on = [n["scores"] for n in on if n["feasible"]]
+s_off = [n["scores"] for n in off if n["feasible"]]
+assert all(s["SelectorSpreadPriority"] == s["EvenPodsSpreadPriority"] for s in s_on)
+assert all(s["EvenPodsSpreadPriority"] == 100 for s in s_off)
+assert any(s["SelectorSpreadPriority"] != 100 for s in s_off)
+' "$G/web.json" "$G/web-gate-off.json"
+run "explain with an unknown gate" 2 "$KPE_BIN" explain --feature-gates Foo=true
+contains "unknown gates are named" err "unrecognized feature gate: Foo"
+run "explain with a non-bool gate" 2 "$KPE_BIN" explain \
+    --feature-gates DefaultPodTopologySpread=maybe
+contains "bad gate values are named" err "invalid value of DefaultPodTopologySpread: maybe"
+
 finish

@@ -90,6 +90,14 @@ static void *grow(struct arena *a, void *old, size_t n, size_t *cap,
     return p;
 }
 
+static int cmp_ptr(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t) * (const void *const *)a;
+    uintptr_t y = (uintptr_t) * (const void *const *)b;
+
+    return (x > y) - (x < y);
+}
+
 /*
  * Image states: every distinct name across all nodes, with the size of the
  * first node reporting it and the number of nodes listing it.
@@ -109,7 +117,7 @@ static int build_images(struct cluster *c, struct err *e)
     }
     while (nslots < total * 2)
         nslots <<= 1;
-    slots = calloc(nslots, sizeof(*slots));
+    slots = arena_calloc(&c->arena, nslots, sizeof(*slots));
     c->image_table =
         arena_calloc(&c->arena, total ? total : 1, sizeof(*c->image_table));
     if (!slots || !c->image_table) {
@@ -119,10 +127,12 @@ static int build_images(struct cluster *c, struct err *e)
     for (i = 0; i < c->n_nodes; i++) {
         struct node_info *ni = &c->nodes[i];
         const struct kube_node *n = ni->node;
-        size_t nn = 0;
+        size_t nn = 0, mine = 0;
 
+        for (j = 0; j < n->n_images; j++)
+            mine += n->images[j].n_names;
         ni->images =
-            arena_calloc(&c->arena, total ? total : 1, sizeof(*ni->images));
+            arena_calloc(&c->arena, mine ? mine : 1, sizeof(*ni->images));
         if (!ni->images) {
             err_set(e, "out of memory summarising images");
             goto out;
@@ -143,7 +153,8 @@ static int build_images(struct cluster *c, struct err *e)
                     slots[s] = st;
                 }
                 /* A node listing a name twice counts once. */
-                if (!node_info_image(ni, name)) {
+                if (st->last_node != i + 1) {
+                    st->last_node = i + 1;
                     st->num_nodes++;
                     ni->images[nn++] = st;
                     ni->n_images = nn;
@@ -151,9 +162,13 @@ static int build_images(struct cluster *c, struct err *e)
             }
         }
     }
+    for (i = 0; i < c->n_nodes; i++)
+        qsort(c->nodes[i].images, c->nodes[i].n_images,
+              sizeof(*c->nodes[i].images), cmp_ptr);
+    c->image_slots = nslots;
+    c->image_index = slots;
     rc = 0;
 out:
-    free(slots);
     return rc;
 }
 
@@ -413,16 +428,42 @@ bool node_info_port_conflict(const struct node_info *ni, const char *ip,
     return false;
 }
 
-const struct image_state *node_info_image(const struct node_info *ni,
-                                          const char *name)
+const struct image_state *cluster_image(const struct cluster *c,
+                                        const char *name)
 {
     size_t i;
 
-    for (i = 0; i < ni->n_images; i++) {
-        if (!strcmp(ni->images[i]->name, name))
-            return ni->images[i];
+    if (!c->image_slots || !name)
+        return NULL;
+    for (i = hash_str(name) & (c->image_slots - 1); c->image_index[i];
+         i = (i + 1) & (c->image_slots - 1)) {
+        if (!strcmp(c->image_index[i]->name, name))
+            return c->image_index[i];
     }
     return NULL;
+}
+
+bool node_info_has_image(const struct node_info *ni,
+                         const struct image_state *st)
+{
+    size_t lo = 0, hi = ni->n_images;
+
+    if (!st)
+        return false;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (ni->images[mid] == st)
+            return true;
+        if ((uintptr_t)ni->images[mid] < (uintptr_t)st)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+return NULL;
 }
 
 const struct kube_namespace *cluster_namespace(const struct cluster *c,

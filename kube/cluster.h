@@ -32,6 +32,7 @@ struct image_state {
     const char *name;
     int64_t size;      /* sizeBytes of the first node that reported it */
     int32_t num_nodes; /* nodes whose status lists this name */
+    size_t last_node;  /* private: 1 + index of the last node counted */
 };
 
 struct node_info {
@@ -58,7 +59,8 @@ struct node_info {
     /* Pods with required anti-affinity terms. */
     size_t n_anti_affinity_pods;
 
-    /* The node's image names, each pointing into the cluster table. */
+    /* The node's image names, each pointing into the cluster table,
+     * sorted by address so node_info_has_image can bisect. */
     size_t n_images;
     const struct image_state **images;
 };
@@ -76,6 +78,9 @@ struct cluster {
 
     size_t n_images;
     struct image_state *image_table;
+    /* name -> image_state, open addressing; size is a power of two */
+    size_t image_slots;
+    struct image_state **image_index;
 
     size_t n_orphan_pods; /* pods bound to nodes we have no Node for */
     size_t n_pods;        /* pods accounted on nodes */
@@ -129,9 +134,13 @@ bool cluster_pod_is_active(const struct kube_pod *pod);
 bool node_info_port_conflict(const struct node_info *ni, const char *ip,
                              const char *protocol, int32_t port);
 
-/* The image state for name on this node, or NULL when it has no such. */
-const struct image_state *node_info_image(const struct node_info *ni,
-                                          const char *name);
+/* The cluster-wide state of an image name, or NULL when no node has it. */
+const struct image_state *cluster_image(const struct cluster *c,
+                                        const char *name);
+
+/* Whether the node lists the image (st from cluster_image; NULL: false). */
+bool node_info_has_image(const struct node_info *ni,
+                         const struct image_state *st);
 
 /* The Namespace object called name, or NULL. */
 const struct kube_namespace *cluster_namespace(const struct cluster *c,

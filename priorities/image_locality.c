@@ -6,7 +6,6 @@
  */
 #include "priorities/plugins.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "priorities/resource_allocation.h"
@@ -24,29 +23,47 @@ static long last_index(const char *s, char c)
     return p ? (long)(p - s) : -1;
 }
 
-/*
- * The node's image state for a container image, by normalizedImageName:
- * ":latest" is appended when the last ':' is not after the last '/'
- * (no registry or digest normalisation in v1.22).
- */
-static const struct image_state *image_on_node(const struct prio_cycle *cy,
-                                               const struct node_info *ni,
-                                               const char *image)
-{
-    char buf[512];
-    const char *name = image;
+/* The pod's container images resolved once per pod (PreScore). */
+struct image_locality_state {
+    size_t n;
+    const struct image_state **states; /* per container; NULL: on no node */
+};
 
-    if (last_index(image, ':') <= last_index(image, '/')) {
-        if (strlen(image) + sizeof(LATEST_SUFFIX) <= sizeof(buf)) {
-            snprintf(buf, sizeof(buf), "%s%s", image, LATEST_SUFFIX);
-            name = buf;
-        } else {
-            name = arena_sprintf(cy->arena, "%s%s", image, LATEST_SUFFIX);
-            if (!name)
-                return NULL;
-        }
+/*
+ * normalizedImageName: ":latest" is appended when the last ':' is not
+ * after the last '/' (no registry or digest normalisation in v1.22).
+ */
+static const char *normalized(struct arena *a, const char *image)
+{
+    if (last_index(image, ':') > last_index(image, '/'))
+        return image;
+    return arena_sprintf(a, "%s%s", image, LATEST_SUFFIX);
+}
+
+int prio_image_locality_prescore(struct prio_cycle *cy, const void *args,
+                                 void **state, struct err *e)
+{
+    const struct kube_pod *pod = cy->pod;
+    struct image_locality_state *s = arena_calloc(cy->arena, 1, sizeof(*s));
+    size_t i;
+
+    (void)args;
+    if (!s)
+        return err_set(e, "ImageLocality: out of memory");
+    s->n = pod->n_containers;
+    s->states = arena_calloc(cy->arena, s->n + 1, sizeof(*s->states));
+    if (!s->states)
+        return err_set(e, "ImageLocality: out of memory");
+    for (i = 0; i < s->n; i++) {
+        const char *image = pod->containers[i].image;
+        const char *name = normalized(cy->arena, image ? image : "");
+
+        if (!name)
+            return err_set(e, "ImageLocality: out of memory");
+        s->states[i] = cluster_image(cy->cluster, name);
     }
-    return node_info_image(ni, name);
+    *state = s;
+    return 0;
 }
 
 /*
@@ -59,25 +76,22 @@ int prio_image_locality_score(const struct prio_cycle *cy, const void *args,
                               const void *state, const struct node_info *ni,
                               int64_t *score, struct err *e)
 {
-    const struct kube_pod *pod = cy->pod;
+    const struct image_locality_state *s = state;
     int64_t sum = 0, max_threshold;
     size_t i;
 
     (void)args;
-    (void)state;
     (void)e;
-    for (i = 0; i < pod->n_containers; i++) {
-        const char *image = pod->containers[i].image;
-        const struct image_state *st =
-            image_on_node(cy, ni, image ? image : "");
+    for (i = 0; i < s->n; i++) {
+        const struct image_state *st = s->states[i];
         double spread;
 
-        if (!st)
+        if (!node_info_has_image(ni, st))
             continue;
         spread = (double)st->num_nodes / (double)cy->cluster->n_nodes;
         sum = prio_add64(sum, prio_f2i64((double)st->size * spread));
     }
-    max_threshold = MAX_CONTAINER_THRESHOLD * (int64_t)pod->n_containers;
+    max_threshold = MAX_CONTAINER_THRESHOLD * (int64_t)s->n;
     if (sum < MIN_THRESHOLD)
         sum = MIN_THRESHOLD;
     else if (sum > max_threshold)

@@ -10,6 +10,7 @@
 #include "priorities/priorities.h"
 
 #pragma weak prio_balanced_allocation_score
+#pragma weak prio_image_locality_prescore
 #pragma weak prio_image_locality_score
 #pragma weak prio_inter_pod_affinity_normalize
 #pragma weak prio_inter_pod_affinity_prescore
@@ -58,7 +59,8 @@ static const struct prio_plugin plugins[] = {
       prio_node_affinity_normalize },
     { "TaintToleration", prio_taint_toleration_prescore,
       prio_taint_toleration_score, prio_taint_toleration_normalize },
-    { "ImageLocality", NULL, prio_image_locality_score, NULL },
+    { "ImageLocality", prio_image_locality_prescore, prio_image_locality_score,
+      NULL },
     { "NodeLabel", NULL, prio_node_label_score, NULL },
     { "ServiceAffinity", prio_service_affinity_prescore,
       prio_service_affinity_score, prio_service_affinity_normalize },

@@ -43,6 +43,7 @@ prio_normalize_fn prio_node_affinity_normalize;
 prio_prescore_fn prio_taint_toleration_prescore;
 prio_score_fn prio_taint_toleration_score;
 prio_normalize_fn prio_taint_toleration_normalize;
+prio_prescore_fn prio_image_locality_prescore;
 prio_score_fn prio_image_locality_score;
 prio_score_fn prio_node_label_score;
 prio_prescore_fn prio_service_affinity_prescore;

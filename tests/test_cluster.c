@@ -294,14 +294,18 @@ static void cluster_should_summarise_images_across_nodes(void **state)
     objs.n_nodes = 3;
     objs.nodes = nodes;
     assert_int_equal(cluster_build(&c, &objs, &e), 0);
-    st = node_info_image(cluster_node(&c, "n2"), "nginx:1.21");
+    st = cluster_image(&c, "nginx:1.21");
     assert_non_null(st);
+    assert_true(node_info_has_image(cluster_node(&c, "n1"), st));
+    assert_true(node_info_has_image(cluster_node(&c, "n2"), st));
+    assert_false(node_info_has_image(cluster_node(&c, "n3"), st));
     assert_int_equal(st->num_nodes, 2);
     assert_int_equal(st->size, 1000); /* the first reporter's size */
-    st =
-        node_info_image(cluster_node(&c, "n1"), "docker.io/library/nginx:1.21");
+    st = cluster_image(&c, "docker.io/library/nginx:1.21");
+    assert_true(node_info_has_image(cluster_node(&c, "n1"), st));
     assert_int_equal(st->num_nodes, 1);
-    assert_null(node_info_image(cluster_node(&c, "n3"), "nginx:1.21"));
+    assert_null(cluster_image(&c, "nginx:latest"));
+    assert_false(node_info_has_image(cluster_node(&c, "n3"), NULL));
     assert_int_equal(c.n_images, 3);
     cluster_free(&c);
     arena_destroy(&a);

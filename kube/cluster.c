@@ -463,9 +463,6 @@ bool node_info_has_image(const struct node_info *ni,
     return false;
 }
 
-return NULL;
-}
-
 const struct kube_namespace *cluster_namespace(const struct cluster *c,
                                                const char *name)
 {

@@ -336,6 +336,35 @@ static bool has_affinity(const struct kube_pod *p)
            a->pod_anti_affinity.n_required || a->pod_anti_affinity.n_preferred;
 }
 
+static int add_affinity_pod(struct arena *a, struct node_info *ni,
+                            const struct kube_pod *pod)
+{
+    if (!has_affinity(pod))
+        return 0;
+    ni->affinity_pods =
+        grow(a, ni->affinity_pods, ni->n_affinity_pods, &ni->cap_affinity_pods,
+             ni->n_affinity_pods + 1, sizeof(*ni->affinity_pods));
+    if (!ni->affinity_pods)
+        return -1;
+    ni->affinity_pods[ni->n_affinity_pods++] = pod;
+    return 0;
+}
+
+static void remove_affinity_pod(struct node_info *ni,
+                                const struct kube_pod *pod)
+{
+    size_t i;
+
+    for (i = 0; i < ni->n_affinity_pods; i++) {
+        if (ni->affinity_pods[i] == pod) {
+            memmove(&ni->affinity_pods[i], &ni->affinity_pods[i + 1],
+                    (ni->n_affinity_pods - i - 1) * sizeof(*ni->affinity_pods));
+            ni->n_affinity_pods--;
+            return;
+        }
+    }
+}
+
 int cluster_add_pod(struct cluster *c, const struct kube_pod *pod)
 {
     struct node_info *ni;
@@ -354,9 +383,9 @@ int cluster_add_pod(struct cluster *c, const struct kube_pod *pod)
     if (account_requests(&c->arena, ni, pod, 1) < 0 ||
         add_ports(&c->arena, ni, pod) < 0)
         return -1;
+    if (add_affinity_pod(&c->arena, ni, pod) < 0)
+        return -1;
     ni->pods[ni->n_pods++] = pod;
-    if (has_affinity(pod))
-        ni->n_affinity_pods++;
     if (pod->affinity.pod_anti_affinity.n_required)
         ni->n_anti_affinity_pods++;
     c->n_pods++;
@@ -399,8 +428,7 @@ int cluster_remove_pod(struct cluster *c, const struct kube_pod *pod)
     if (account_requests(&c->arena, ni, old, -1) < 0)
         return -1;
     remove_ports(ni, old);
-    if (has_affinity(old))
-        ni->n_affinity_pods--;
+    remove_affinity_pod(ni, old);
     if (old->affinity.pod_anti_affinity.n_required)
         ni->n_anti_affinity_pods--;
     c->n_pods--;
@@ -573,9 +601,9 @@ int cluster_view_without_pods(struct arena *a, const struct cluster *c,
         if (!ni->pods || account_requests(a, ni, p, 1) < 0 ||
             add_ports(a, ni, p) < 0)
             return -1;
+        if (add_affinity_pod(a, ni, p) < 0)
+            return -1;
         ni->pods[ni->n_pods++] = p;
-        if (has_affinity(p))
-            ni->n_affinity_pods++;
         if (p->affinity.pod_anti_affinity.n_required)
             ni->n_anti_affinity_pods++;
     }

@@ -54,8 +54,10 @@ struct node_info {
     struct used_port *ports;
     size_t cap_ports;
 
-    /* Pods with any pod affinity or anti-affinity term. */
+    /* Pods with any pod affinity or anti-affinity term (PodsWithAffinity). */
     size_t n_affinity_pods;
+    const struct kube_pod **affinity_pods;
+    size_t cap_affinity_pods;
     /* Pods with required anti-affinity terms. */
     size_t n_anti_affinity_pods;
 

@@ -53,8 +53,9 @@ static int count_existing_anti(const struct pred_cycle *cy, struct ipa_state *s)
     for (i = 0; i < c->n_nodes; i++) {
         const struct node_info *ni = &c->nodes[i];
 
-        for (j = 0; ni->n_anti_affinity_pods && j < ni->n_pods; j++) {
-            const struct kube_pod *x = ni->pods[j];
+        /* Only pods with affinity terms can carry anti-affinity ones. */
+        for (j = 0; ni->n_anti_affinity_pods && j < ni->n_affinity_pods; j++) {
+            const struct kube_pod *x = ni->affinity_pods[j];
             const struct kube_pod_affinity *anti =
                 &x->affinity.pod_anti_affinity;
 

@@ -222,10 +222,14 @@ int prio_inter_pod_affinity_prescore(struct prio_cycle *cy, const void *args,
             continue;
         if (!ni->node->labels.n)
             continue; /* no topology value to add anything at */
-        for (j = 0; j < ni->n_pods; j++) {
-            if (!s->all_pods && !prio_pod_has_pod_affinity(ni->pods[j]))
-                continue;
-            if (process_pod(cy, s, ni->pods[j], ni->node) < 0)
+        /* v1.22 processes every pod only when the incoming pod has
+         * preferred terms of its own; else only PodsWithAffinity. */
+        const struct kube_pod *const *pods =
+            s->all_pods ? ni->pods : ni->affinity_pods;
+        size_t np = s->all_pods ? ni->n_pods : ni->n_affinity_pods;
+
+        for (j = 0; j < np; j++) {
+            if (process_pod(cy, s, pods[j], ni->node) < 0)
                 return err_set(e, "InterPodAffinity: out of memory");
         }
     }

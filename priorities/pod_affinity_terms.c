@@ -88,11 +88,3 @@ bool prio_preferred_terms_valid(const struct kube_pod_affinity *a)
     }
     return true;
 }
-
-bool prio_pod_has_pod_affinity(const struct kube_pod *p)
-{
-    const struct kube_affinity *a = &p->affinity;
-
-    return a->pod_affinity.n_required || a->pod_affinity.n_preferred ||
-           a->pod_anti_affinity.n_required || a->pod_anti_affinity.n_preferred;
-}

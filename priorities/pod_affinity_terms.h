@@ -30,7 +30,4 @@ bool prio_term_matches_incoming(const struct kube_labels *ns_labels,
 bool prio_required_terms_valid(const struct kube_pod_affinity *a);
 bool prio_preferred_terms_valid(const struct kube_pod_affinity *a);
 
-/* True when the pod has any pod affinity or anti-affinity term. */
-bool prio_pod_has_pod_affinity(const struct kube_pod *p);
-
 #endif

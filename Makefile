@@ -25,6 +25,7 @@ BASE_CFLAGS = -std=c11 -D_GNU_SOURCE -I. -g $(WARN) -MMD -MP -ffp-contract=off \
 OPT      := -O2
 SAN      := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=all
+TSAN     := -O1 -fsanitize=thread -fno-omit-frame-pointer
 
 LIB_SRCS  := $(sort $(wildcard kube/*.c policy/*.c predicates/*.c \
                                priorities/*.c server/*.c))
@@ -44,6 +45,11 @@ OPT_SUP   := $(patsubst %.c,build/opt/%.o,$(SUPPORT_SRCS))
 SAN_SUP   := $(patsubst %.c,build/san/%.o,$(SUPPORT_SRCS))
 OPT_TESTS := $(patsubst %,build/opt/tests/%,$(TEST_NAMES))
 SAN_TESTS := $(patsubst %,build/san/tests/%,$(TEST_NAMES))
+# The threaded parts (the HTTP server and what runs under it) also run
+# under ThreadSanitizer.
+TSAN_OBJS  := $(patsubst %.c,build/tsan/%.o,$(LIB_SRCS))
+TSAN_SUP   := $(patsubst %.c,build/tsan/%.o,$(SUPPORT_SRCS))
+TSAN_TESTS := $(patsubst %,build/tsan/tests/%,$(filter test_server_%,$(TEST_NAMES)))
 
 .PHONY: all deps run test test-opt test-san bench format format-check clean
 
@@ -64,6 +70,20 @@ build/san/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  CC-SAN  $<")
 	$(Q)$(CC) $(BASE_CFLAGS) $(SAN) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
+
+build/tsan/%.o: %.c | deps
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  CC-TSAN $<")
+	$(Q)$(CC) $(BASE_CFLAGS) $(TSAN) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
+
+build/tsan/libkpe.a: $(TSAN_OBJS)
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+build/tsan/tests/%: build/tsan/tests/%.o $(TSAN_SUP) build/tsan/libkpe.a
+	@$(if $(V),,echo "  LD-TSAN $@")
+	$(Q)$(CC) $(TSAN) -o $@ $< $(TSAN_SUP) $(call WHOLE,build/tsan/libkpe.a) \
+	    $(PKG_LIBS) $(shell pkg-config --libs $(TEST_PKGS))
 
 build/opt/libkpe.a: $(OPT_OBJS)
 	@mkdir -p $(dir $@)
@@ -97,8 +117,8 @@ run: $(BIN)
 	    --policy deploy/demo/policy.json --cluster deploy/demo/cluster.json
 
 # One run, one closing "N passed, M failed" line over both flavours.
-test: $(OPT_TESTS) $(SAN_TESTS) $(BIN)
-	@KPE_BIN=$(BIN) sh tests/run.sh $(OPT_TESTS) $(SAN_TESTS)
+test: $(OPT_TESTS) $(SAN_TESTS) $(TSAN_TESTS) $(BIN)
+	@KPE_BIN=$(BIN) sh tests/run.sh $(OPT_TESTS) $(SAN_TESTS) $(TSAN_TESTS)
 
 test-opt: $(OPT_TESTS) $(BIN)
 	@KPE_BIN=$(BIN) sh tests/run.sh $(OPT_TESTS)

@@ -272,8 +272,43 @@ static int evaluate_known(const struct app_state *st,
     return 0;
 }
 
+/* Count nodes and each predicate's rejections into stats. */
+static void collect_stats(const struct eval_result *r, struct ext_stats *stats)
+{
+    size_t i, f, k;
+
+    for (i = 0; i < r->n_nodes; i++) {
+        const struct eval_node *en = &r->nodes[i];
+
+        if (!en->ni)
+            continue;
+        stats->nodes++;
+        if (en->feasible) {
+            stats->feasible++;
+            continue;
+        }
+        for (f = 0; f < en->verdict.n_failures; f++) {
+            const char *name = en->verdict.failures[f].predicate;
+
+            for (k = 0; k < stats->n_preds; k++) {
+                if (stats->preds[k].predicate == name ||
+                    !strcmp(stats->preds[k].predicate, name))
+                    break;
+            }
+            if (k == stats->n_preds) {
+                if (k == EXT_STATS_MAX_PREDICATES)
+                    continue;
+                stats->preds[k].predicate = name;
+                stats->preds[k].failures = 0;
+                stats->n_preds++;
+            }
+            stats->preds[k].failures++;
+        }
+    }
+}
+
 char *ext_filter(const struct app_state *st, struct arena *a, const char *body,
-                 size_t len, size_t *out_len)
+                 size_t len, size_t *out_len, struct ext_stats *stats)
 {
     struct ext_args x;
     struct eval_result r;
@@ -293,6 +328,8 @@ char *ext_filter(const struct app_state *st, struct arena *a, const char *body,
     if (!nodes ||
         evaluate_known(st, &x.pod, nodes, n, EVAL_FILTER, a, &r, &e) < 0)
         goto fail;
+    if (stats)
+        collect_stats(&r, stats);
     jsonw_begin_object(&w);
     jsonw_key(&w, "Nodes");
     if (x.has_nodes) {

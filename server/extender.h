@@ -33,6 +33,19 @@ struct ext_args {
 int ext_decode_args(struct arena *a, const char *body, size_t len,
                     struct ext_args *x, struct err *e);
 
+#define EXT_STATS_MAX_PREDICATES 64
+
+/* What one filter call saw, for metrics (filled when non-NULL). */
+struct ext_stats {
+    size_t nodes;    /* nodes evaluated */
+    size_t feasible; /* nodes that passed */
+    size_t n_preds;
+    struct {
+        const char *predicate; /* lives as long as the policy */
+        size_t failures;       /* nodes it rejected */
+    } preds[EXT_STATS_MAX_PREDICATES];
+};
+
 /*
  * Answer a filter request with an ExtenderFilterResult (malloc'd JSON,
  * length in *out_len; NULL only when out of memory). With NodeNames the
@@ -41,7 +54,7 @@ int ext_decode_args(struct arena *a, const char *body, size_t len,
  * echoed byte for byte. Problems are reported in Error.
  */
 char *ext_filter(const struct app_state *st, struct arena *a, const char *body,
-                 size_t len, size_t *out_len);
+                 size_t len, size_t *out_len, struct ext_stats *stats);
 
 /* An ExtenderFilterResult carrying only Error. */
 char *ext_filter_error(const char *msg, size_t *out_len);

@@ -100,6 +100,10 @@ static const struct opt_def opt_table[] = {
       "MODE", "scaled: the weighted average of the priority scores in "
       "0..10 (total * 10 / (100 * sum of weights)); raw: the v1.22 totals "
       "unchanged", "scaled" },
+    { "policy-watch-interval", NULL, OT_INT, OFF(policy_watch_ms), 50,
+      3600000, NULL, "MS",
+      "check the policy file for changes this often and reload it",
+      "1000" },
     { "feature-gates", NULL, OT_STR, OFF(feature_gates), 0, 0, NULL, "LIST",
       "v1.22 gates as Name=bool,...: DefaultPodTopologySpread, "
       "CSIMigration, CSIMigrationAWS, CSIMigrationGCE, CSIMigrationAzureDisk, "
@@ -122,6 +126,7 @@ void opts_defaults(struct srv_options *o)
     o->listen_port = 8888;
     o->url_prefix = "";
     o->compat = OPTS_COMPAT_NONE;
+    o->policy_watch_ms = 1000;
     o->max_body_bytes = (long long)OPTS_DEFAULT_MAX_BODY;
     o->max_header_bytes = OPTS_DEFAULT_MAX_HEADERS;
     o->read_timeout = OPTS_DEFAULT_READ_TIMEOUT;

@@ -48,6 +48,7 @@ int cli_serve(int argc, char **argv)
 out:
     if (rc)
         LOG_ERROR("%s", e.msg);
+    serve_app_stop(&ctx);
     srv_free(s);
     serve_app_destroy(&ctx);
     arena_destroy(&a);

@@ -28,17 +28,42 @@ static struct app_state *state_or_reply(struct server *s,
     return st;
 }
 
+/* Predicate failures per predicate and nodes evaluated. */
+static void record_filter_stats(struct server *s, struct serve_ctx *ctx,
+                                const struct ext_stats *stats)
+{
+    size_t i;
+
+    metrics_counter_add(ctx->nodes_evaluated, stats->nodes);
+    metrics_counter_add(ctx->nodes_feasible, stats->feasible);
+    for (i = 0; i < stats->n_preds; i++) {
+        char label[256], esc[200];
+
+        metrics_escape_label(esc, sizeof(esc), stats->preds[i].predicate);
+        snprintf(label, sizeof(label), "predicate=\"%s\"", esc);
+        metrics_counter_add(
+            metrics_counter(s->metrics, "kpe_predicate_failures_total",
+                            "Nodes rejected by each predicate in filter calls.",
+                            label),
+            stats->preds[i].failures);
+    }
+}
+
 static void on_filter(struct server *s, const struct srv_request *req,
                       struct srv_response *resp, void *arg)
 {
     struct serve_ctx *ctx = s->app;
     struct app_state *st = app_acquire(&ctx->app);
+    struct ext_stats stats = { 0 };
     size_t len = 0;
     char *out;
 
     (void)arg;
-    out = st ? ext_filter(st, req->arena, req->body, req->body_len, &len)
-             : ext_filter_error("extender not ready: policy not loaded", &len);
+    out =
+        st ? ext_filter(st, req->arena, req->body, req->body_len, &len, &stats)
+           : ext_filter_error("extender not ready: policy not loaded", &len);
+    /* Names in stats belong to the policy: record before releasing it. */
+    record_filter_stats(s, ctx, &stats);
     app_release(st);
     srv_reply_owned(resp, 200, "application/json", out, len);
 }
@@ -158,6 +183,12 @@ static int register_all(struct server *s, struct serve_ctx *ctx, struct err *e)
     ctx->reloads_failed = metrics_counter(
         s->metrics, "kpe_policy_reloads_total",
         "Policy loads and reloads by result.", "result=\"failure\"");
+    ctx->nodes_evaluated = metrics_counter(
+        s->metrics, "kpe_filter_nodes_total",
+        "Nodes evaluated by filter calls, by result.", "result=\"evaluated\"");
+    ctx->nodes_feasible = metrics_counter(
+        s->metrics, "kpe_filter_nodes_total",
+        "Nodes evaluated by filter calls, by result.", "result=\"feasible\"");
     ctx->reload_time = metrics_gauge(
         s->metrics, "kpe_policy_last_reload_success_timestamp_seconds",
         "Time of the last successful policy load.", "");
@@ -188,6 +219,14 @@ static int load(struct server *s, struct serve_ctx *ctx, struct err *e)
     return 0;
 }
 
+static void on_policy_file_change(void *arg)
+{
+    struct serve_ctx *ctx = arg;
+
+    LOG_INFO("policy file %s changed: reloading", ctx->srv->opts.policy_file);
+    on_reload(ctx->srv, ctx);
+}
+
 int serve_app_init(struct serve_ctx *ctx, struct server *s, struct err *e)
 {
     const struct srv_options *o = &s->opts;
@@ -203,11 +242,23 @@ int serve_app_init(struct serve_ctx *ctx, struct server *s, struct err *e)
     if (register_all(s, ctx, e) < 0)
         return -1;
     srv_set_ready(s, 0, "policy and cluster not loaded");
-    return load(s, ctx, e);
+    ctx->srv = s;
+    if (load(s, ctx, e) < 0)
+        return -1;
+    if (file_watch_start(&ctx->policy_watch, o->policy_file, o->policy_watch_ms,
+                         on_policy_file_change, ctx) < 0)
+        return err_set(e, "cannot start the policy file watcher");
+    return 0;
+}
+
+void serve_app_stop(struct serve_ctx *ctx)
+{
+    file_watch_stop(&ctx->policy_watch);
 }
 
 void serve_app_destroy(struct serve_ctx *ctx)
 {
+    serve_app_stop(ctx);
     if (ctx->ready)
         app_destroy(&ctx->app);
     ctx->ready = 0;

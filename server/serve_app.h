@@ -6,6 +6,7 @@
 #define SERVER_SERVE_APP_H
 
 #include "kube/err.h"
+#include "server/file_watch.h"
 #include "server/server.h"
 #include "server/state.h"
 
@@ -15,6 +16,10 @@ struct serve_ctx {
     struct metrics_counter *reloads_ok;
     struct metrics_counter *reloads_failed;
     struct metrics_gauge *reload_time;
+    struct metrics_counter *nodes_evaluated;
+    struct metrics_counter *nodes_feasible;
+    struct file_watch policy_watch; /* reloads on a change of the file */
+    struct server *srv;
 };
 
 /*
@@ -23,6 +28,12 @@ struct serve_ctx {
  * be zeroed and outlive s. Returns 0, or -1 with e set.
  */
 int serve_app_init(struct serve_ctx *ctx, struct server *s, struct err *e);
+
+/*
+ * Stop the background reloads (the policy file watcher). Call before the
+ * server is freed: a reload records metrics on it. Idempotent.
+ */
+void serve_app_stop(struct serve_ctx *ctx);
 
 /* Release the state (after the server has stopped). */
 void serve_app_destroy(struct serve_ctx *ctx);

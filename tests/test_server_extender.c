@@ -55,8 +55,13 @@ static int setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof(*f));
     struct err e = { "" };
-    const char *args[] = { "--policy", NULL, "--cluster",
-                           "deploy/demo/cluster.json", NULL };
+    const char *args[] = { "--policy",
+                           NULL,
+                           "--cluster",
+                           "deploy/demo/cluster.json",
+                           "--policy-watch-interval",
+                           "100",
+                           NULL };
 
     strcpy(f->dir, "/tmp/kpe-extXXXXXX");
     assert_non_null(mkdtemp(f->dir));
@@ -75,6 +80,7 @@ static int teardown(void **state)
 {
     struct fixture *f = *state;
 
+    serve_app_stop(&f->ctx);
     harness_free(&f->h);
     serve_app_destroy(&f->ctx);
     unlink(f->policy);
@@ -250,6 +256,25 @@ static void preempt_should_keep_nodes_freed_by_their_victims(void **state)
     http_result_free(&r);
 }
 
+static void metrics_should_count_predicate_failures(void **state)
+{
+    struct fixture *f = *state;
+    struct http_result r;
+    char url[192];
+
+    post(f, "filter",
+         "{\"Pod\":" POD_HIGH_COMM ",\"NodeNames\":[\"rdma-1\",\"general-1\"]}",
+         &r);
+    http_result_free(&r);
+    snprintf(url, sizeof(url), "%s/metrics", f->h.url);
+    assert_int_equal(http_once("GET", url, NULL, 0, &r), CURLE_OK);
+    expect_in(&r,
+              "kpe_predicate_failures_total{predicate=\"HighCommPodFilter\"}");
+    expect_in(&r, "kpe_filter_nodes_total{result=\"evaluated\"}");
+    expect_in(&r, "kpe_policy_reloads_total{result=\"success\"} 1");
+    http_result_free(&r);
+}
+
 static void policy_route_and_reload_should_keep_the_good_policy(void **state)
 {
     struct fixture *f = *state;
@@ -276,6 +301,51 @@ static void policy_route_and_reload_should_keep_the_good_policy(void **state)
     assert_int_equal(f->h.srv->reload(f->h.srv, f->h.srv->reload_arg), 0);
 }
 
+/* Replace the policy file's content the way editors and ConfigMaps do:
+ * write a new file and rename it over the old one. */
+static void replace_policy(struct fixture *f, const char *json)
+{
+    char tmp[300];
+    FILE *out;
+
+    snprintf(tmp, sizeof(tmp), "%s.new", f->policy);
+    out = fopen(tmp, "w");
+    assert_non_null(out);
+    fputs(json, out);
+    fclose(out);
+    assert_int_equal(rename(tmp, f->policy), 0);
+}
+
+static void policy_file_change_should_reload_without_a_signal(void **state)
+{
+    struct fixture *f = *state;
+    struct http_result r;
+    const char *body =
+        "{\"Pod\":" POD_HIGH_COMM ",\"NodeNames\":[\"rdma-1\",\"general-1\"]}";
+    int i, reloaded = 0;
+
+    /* Without HighCommPodFilter, general-1 takes the high-comm pod. */
+    replace_policy(f, "{\"kind\":\"Policy\",\"apiVersion\":\"v1\","
+                      "\"predicates\":[],\"priorities\":[]}");
+    for (i = 0; i < 50 && !reloaded; i++) {
+        usleep(100 * 1000);
+        post(f, "filter", body, &r);
+        reloaded =
+            strstr(r.body, "\"NodeNames\":[\"rdma-1\",\"general-1\"]") != NULL;
+        http_result_free(&r);
+    }
+    assert_true(reloaded);
+    /* Put the original back for the tests that follow. */
+    copy_file("tests/data/extender/policy.json", f->policy);
+    for (i = 0, reloaded = 0; i < 50 && !reloaded; i++) {
+        usleep(100 * 1000);
+        post(f, "filter", body, &r);
+        reloaded = strstr(r.body, "\"NodeNames\":[\"rdma-1\"]") != NULL;
+        http_result_free(&r);
+    }
+    assert_true(reloaded);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -285,7 +355,9 @@ int main(void)
         cmocka_unit_test(filter_should_answer_bad_requests_with_error),
         cmocka_unit_test(prioritize_should_score_every_listed_node),
         cmocka_unit_test(preempt_should_keep_nodes_freed_by_their_victims),
+        cmocka_unit_test(metrics_should_count_predicate_failures),
         cmocka_unit_test(policy_route_and_reload_should_keep_the_good_policy),
+        cmocka_unit_test(policy_file_change_should_reload_without_a_signal),
     };
 
     curl_global_init(CURL_GLOBAL_DEFAULT);

@@ -606,7 +606,8 @@ int kube_cache_apply(struct kube_cache *c, enum kube_kind kind,
 {
     struct prep *p = calloc(n ? n : 1, sizeof(*p));
     struct garbage g = { 0 };
-    size_t i, done = 0;
+    struct err de = { "" };
+    size_t i, done = 0, bad = 0;
     int rc = 0;
 
     if (!p)
@@ -616,18 +617,22 @@ int kube_cache_apply(struct kube_cache *c, enum kube_kind kind,
         return err_set(e, "kind %d is not cached", (int)kind);
     }
     for (i = 0; i < n; i++) {
-        if (decode(kind, &ev[i], &p[i], e) < 0) {
-            err_prefix(e, "event %zu: ", i);
-            goto fail;
-        }
+        if (decode(kind, &ev[i], &p[i], &de) == 0)
+            continue;
+        /* Skip it: relisting would not make it decode. */
+        if (!bad++)
+            err_set(e, "event %zu: %s", i, de.msg);
+        memset(&p[i], 0, sizeof(p[i]));
     }
     pthread_rwlock_wrlock(&c->lock);
     for (i = 0; i < n && rc == 0; i++) {
         struct entry *en;
 
+        done = i + 1;
+        if (!p[i].obj)
+            continue;
         if (p[i].type != KUBE_EVENT_DELETED) {
             rc = upsert(c, kind, &p[i], &g);
-            done = i + 1;
             continue;
         }
         en = find(c, kind, p[i].ns, p[i].name);
@@ -635,26 +640,21 @@ int kube_cache_apply(struct kube_cache *c, enum kube_kind kind,
         /* The deleted object's own copy is not kept. */
         if (trash_mem(&g, p[i].mem, p[i].is_arena) < 0)
             rc = -1;
-        done = i + 1;
     }
     pthread_rwlock_unlock(&c->lock);
     garbage_free(&g);
-    if (rc < 0) {
-        err_set(e, "out of memory applying events");
-        i = n;
-        goto fail_from;
-    }
-    free(p);
-    return 0;
-fail:
-    done = 0;
-fail_from:
-    /* Objects decoded but not handed to the cache. */
+    /* Objects decoded but not handed to the cache (after a failure). */
     for (i = done; i < n; i++)
         if (p[i].mem)
             free_mem(p[i].mem, p[i].is_arena);
     free(p);
-    return -1;
+    if (rc < 0)
+        return err_set(e, "out of memory applying events");
+    if (bad > 1)
+        err_prefix(e, "%zu objects skipped, the first: ", bad);
+    else if (bad)
+        err_prefix(e, "object skipped: ");
+    return bad ? -1 : 0;
 }
 
 void kube_cache_list_begin(struct kube_cache *c, enum kube_kind kind)

@@ -88,11 +88,13 @@ void kube_cache_sink(struct kube_cache *c, struct kube_informer_sink *out);
 
 /*
  * The event-apply path the sink uses, callable directly (bench, tests):
- * decode every object (no lock held), then apply all under the write
+ * decode every object (no lock held), then apply them all under the write
  * lock. ADDED and MODIFIED both mean "this is the object now"; DELETED of
- * an unknown object is ignored. Returns 0, or -1 with e set when an
- * object does not decode (nothing of the batch is applied then) or
- * memory ran out.
+ * an unknown object is ignored. An object that does not decode is skipped
+ * (the cache keeps its previous version, if any) and the others are
+ * applied; then -1 is returned with e naming the first such object
+ * ("object skipped: event 3: spec.taints: ..."). -1 also when memory ran
+ * out. 0 otherwise.
  */
 int kube_cache_apply(struct kube_cache *c, enum kube_kind kind,
                      const struct kube_watch_event *ev, size_t n,

@@ -188,7 +188,7 @@ struct informer {
     struct kube_watch_event batch[BATCH_MAX];
     size_t n_batch;
     char batch_rv[128]; /* rv of the last event in the batch */
-    bool abort_relist;  /* ERROR 410 seen, or a sink failure */
+    bool abort_relist;  /* ERROR 410 or an unreadable line seen */
     char abort_msg[256];
 };
 
@@ -298,14 +298,12 @@ static void flush(struct informer *inf)
     if (!n)
         return;
     inf->n_batch = 0;
-    if (hub->sink.apply(hub->sink.arg, inf->res->kind, inf->batch, n, &e) < 0) {
-        inf_log(hub, KUBE_LOG_ERROR, "%s: applying %zu events: %s; relisting",
+    /* A failed apply is logged; relisting would not make it succeed. */
+    if (hub->sink.apply(hub->sink.arg, inf->res->kind, inf->batch, n, &e) < 0)
+        inf_log(hub, KUBE_LOG_ERROR, "%s: applying %zu events: %s",
                 inf->res->name, n, e.msg);
-        inf->abort_relist = true;
-    } else {
-        copy_rv(inf->rv, inf->batch_rv);
-        count(hub, &hub->status.events, n);
-    }
+    copy_rv(inf->rv, inf->batch_rv);
+    count(hub, &hub->status.events, n);
     arena_destroy(&inf->batch_arena);
     arena_init(&inf->batch_arena, 0);
 }
@@ -356,7 +354,7 @@ static int on_line(void *arg, const char *line, size_t len)
         copy_rv(inf->batch_rv, kube_object_rv(obj));
     if (inf->n_batch == BATCH_MAX)
         flush(inf);
-    return inf->abort_relist ? 1 : 0;
+    return 0;
 }
 
 static int append_body(struct informer *inf, const char *p, size_t n,
@@ -391,8 +389,6 @@ static size_t on_data(char *p, size_t sz, size_t nm, void *arg)
         curl_easy_getinfo(inf->h, CURLINFO_RESPONSE_CODE, &inf->status);
     if (inf->state == INF_LISTING)
         return append_body(inf, p, n, MAX_LIST_BODY) < 0 ? 0 : n;
-    if (inf->abort_relist)
-        return 0; /* a batch failed to apply: end this watch */
     if (inf->status != 200) {
         /* Keep the start of an error body for the message. */
         if (inf->body_len < MAX_ERR_BODY)
@@ -562,9 +558,10 @@ static int take_page(struct informer *inf, char *cont_out, size_t cont_sz,
     /* A request without a continue token starts a (re)list. */
     if (!inf->cont)
         hub->sink.list_begin(hub->sink.arg, inf->res->kind);
-    rc = n ? hub->sink.apply(hub->sink.arg, inf->res->kind, ev, n, e) : 0;
-    if (rc == 0)
-        count(hub, &hub->status.events, n);
+    if (n && hub->sink.apply(hub->sink.arg, inf->res->kind, ev, n, e) < 0)
+        inf_log(hub, KUBE_LOG_ERROR, "%s: list: %s", inf->res->name, e->msg);
+    count(hub, &hub->status.events, n);
+    rc = 0;
 out:
     free(ev);
     arena_destroy(&a);

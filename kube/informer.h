@@ -40,8 +40,9 @@ struct kube_watch_event {
  * Where events go. All three run on the informer thread. A list of kind
  * starts with list_begin (objects of that kind not delivered again before
  * list_end are gone: a relist replaces), delivers pages through apply,
- * and ends with list_end. A failed apply (-1, e set) is logged and makes
- * the informer relist.
+ * and ends with list_end. A failed apply (-1, e set: objects that did
+ * not decode) is logged and the stream goes on: a relist would not make
+ * them decode.
  */
 struct kube_informer_sink {
     void (*list_begin)(void *arg, enum kube_kind kind);

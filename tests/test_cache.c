@@ -16,10 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kube/cache.h"
 #include "kube/json_arena.h"
 #include "kube/parse.h"
+#include "tests/support/fake_http.h"
 
 /* ---- building events ---- */
 
@@ -418,7 +420,7 @@ static void relist_should_drop_what_was_not_listed(void **state)
     kube_cache_free(c);
 }
 
-static void bad_object_should_reject_the_whole_batch(void **state)
+static void bad_object_should_be_skipped_and_reported(void **state)
 {
     struct err e = { "" };
     struct kube_cache *c = kube_cache_new(0, &e);
@@ -433,13 +435,17 @@ static void bad_object_should_reject_the_whole_batch(void **state)
     arena_init(&a, 0);
     assert_int_equal(json_arena_parse(&a, g, strlen(g), 0, &good, &e), 0);
     assert_int_equal(json_arena_parse(&a, b, strlen(b), 0, &bad, &e), 0);
-    ev[0] = (struct kube_watch_event){ KUBE_EVENT_ADDED, good };
-    ev[1] = (struct kube_watch_event){ KUBE_EVENT_ADDED, bad };
+    ev[0] = (struct kube_watch_event){ KUBE_EVENT_ADDED, bad };
+    ev[1] = (struct kube_watch_event){ KUBE_EVENT_ADDED, good };
     assert_int_equal(kube_cache_apply(c, KUBE_KIND_NODE, ev, 2, &e), -1);
-    assert_string_equal(e.msg,
-                        "event 1: spec.taints: expected an array, got number");
+    assert_string_equal(e.msg, "object skipped: event 0: spec.taints: "
+                               "expected an array, got number");
     kube_cache_stats(c, &st);
-    assert_int_equal(st.objects[KUBE_KIND_NODE], 0);
+    assert_int_equal(st.objects[KUBE_KIND_NODE], 1);
+    ev[1] = ev[0];
+    assert_int_equal(kube_cache_apply(c, KUBE_KIND_NODE, ev, 2, &e), -1);
+    assert_string_equal(e.msg, "2 objects skipped, the first: event 0: "
+                               "spec.taints: expected an array, got number");
     arena_destroy(&a);
     kube_cache_free(c);
 }
@@ -571,17 +577,98 @@ static void readers_should_see_consistent_states(void **state)
     kube_cache_free(r.c);
 }
 
+/* ---- fed by real informers ---- */
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+    nanosleep(&ts, NULL);
+}
+
+static void quiet(void *arg, int level, const char *msg)
+{
+    (void)arg;
+    (void)level;
+    (void)msg;
+}
+
+static void cache_should_sync_from_informers_and_follow_watches(void **state)
+{
+    char nodes[2048], pods[4096], watch[4096];
+    struct fh_response script[4];
+    struct fake_http *fh;
+    struct kube_conn conn = { 0 };
+    struct kube_informer_opts o = { 0 };
+    struct kube_informers_status st;
+    struct err e = { "" };
+    struct kube_client *cl;
+    struct kube_cache *c;
+    const struct cluster *snap;
+    int i;
+    int64_t cpu = 0;
+
+    (void)state;
+    snprintf(nodes, sizeof(nodes),
+             "{\"metadata\":{\"resourceVersion\":\"5\"},\"items\":[%s]}",
+             node_json("n1", ""));
+    snprintf(pods, sizeof(pods),
+             "{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[%s]}",
+             pod_json("p1", "n1", "100m", "Running", NULL));
+    snprintf(watch, sizeof(watch), "{\"type\":\"MODIFIED\",\"object\":%s}\n",
+             pod_json("p1", "n1", "300m", "Running", NULL));
+    script[0] = (struct fh_response){
+        "GET /api/v1/nodes?limit", 200, nodes, 0, 0, false, 0, false
+    };
+    script[1] = (struct fh_response){
+        "GET /api/v1/pods?limit", 200, pods, 0, 0, false, 0, false
+    };
+    script[2] = (struct fh_response){
+        "/api/v1/pods?allowWatchBookmarks", 200, watch, 0, 0, true, -1, false
+    };
+    script[3] = (struct fh_response){
+        "/api/v1/nodes?allowWatchBookmarks", 200, "", 0, 0, true, -1, false
+    };
+    fh = fh_start(script, 4);
+    conn.server = strdup(fh_url(fh));
+    cl = kube_client_new(&conn, NULL, &e);
+    c = kube_cache_new(
+        KUBE_KIND_BIT(KUBE_KIND_NODE) | KUBE_KIND_BIT(KUBE_KIND_POD), &e);
+    assert_non_null(cl);
+    assert_non_null(c);
+    assert_false(kube_cache_synced(c));
+    o.jitter = -1;
+    o.backoff_base = 0.05;
+    o.log = quiet;
+    assert_int_equal(kube_cache_start(c, cl, &o, &e), 0);
+    for (i = 0; i < 500 && cpu != 300; i++) {
+        sleep_ms(10);
+        snap = kube_cache_read_lock(c);
+        cpu = snap->n_nodes ? snap->nodes[0].requested.milli_cpu : 0;
+        kube_cache_read_unlock(c);
+    }
+    assert_int_equal(cpu, 300);
+    assert_true(kube_cache_synced(c));
+    kube_cache_status(c, &st);
+    assert_true(st.synced);
+    assert_int_equal(st.lists, 2);
+    kube_cache_free(c);
+    kube_client_free(cl);
+    fh_stop(fh);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pod_should_move_between_nodes_sums),
         cmocka_unit_test(cache_should_equal_the_final_state_after_a_script),
         cmocka_unit_test(relist_should_drop_what_was_not_listed),
-        cmocka_unit_test(bad_object_should_reject_the_whole_batch),
+        cmocka_unit_test(bad_object_should_be_skipped_and_reported),
         cmocka_unit_test(compact_pod_should_keep_what_predicates_read),
         cmocka_unit_test(
             compact_node_should_keep_only_the_avoid_pods_annotation),
         cmocka_unit_test(readers_should_see_consistent_states),
+        cmocka_unit_test(cache_should_sync_from_informers_and_follow_watches),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -29,6 +29,7 @@ struct recorder {
     size_t n;
     char log[REC_MAX][64]; /* "ADDED n1 11", "BEGIN", "END" */
     char msgs[4096];       /* log lines */
+    const char *fail_on;   /* apply fails on an object of this name */
 };
 
 static void rec_add(struct recorder *r, const char *line)
@@ -67,7 +68,6 @@ static int rec_apply(void *arg, enum kube_kind kind,
     size_t i;
 
     (void)kind;
-    (void)e;
     for (i = 0; i < n; i++) {
         const cJSON *m =
             cJSON_GetObjectItemCaseSensitive(ev[i].object, "metadata");
@@ -75,11 +75,16 @@ static int rec_apply(void *arg, enum kube_kind kind,
         const char *rv = kube_object_rv(ev[i].object);
         char line[64];
 
+        if (r->fail_on && cJSON_IsString(name) &&
+            !strcmp(name->valuestring, r->fail_on)) {
+            err_set(e, "cannot decode %s", r->fail_on);
+            continue;
+        }
         snprintf(line, sizeof(line), "%s %s %s", type_names[ev[i].type],
                  cJSON_IsString(name) ? name->valuestring : "?", rv ? rv : "-");
         rec_add(r, line);
     }
-    return 0;
+    return e->msg[0] ? -1 : 0;
 }
 
 static void rec_log(void *arg, int level, const char *msg)
@@ -140,6 +145,9 @@ struct run {
     struct kube_informers *infs;
 };
 
+/* fail_on for the next run_start. */
+static const char *next_fail_on;
+
 /* Serve script and start a node informer with quick backoff. */
 static void run_start(struct run *t, const struct fh_response *script, size_t n,
                       double backoff)
@@ -150,6 +158,8 @@ static void run_start(struct run *t, const struct fh_response *script, size_t n,
     struct err e = { "" };
 
     memset(t, 0, sizeof(*t));
+    t->rec.fail_on = next_fail_on;
+    next_fail_on = NULL;
     pthread_mutex_init(&t->rec.lock, NULL);
     t->fh = fh_start(script, n);
     conn.server = strdup(fh_url(t->fh));
@@ -396,6 +406,31 @@ static void watch_should_decode_events_split_into_small_pieces(void **state)
     run_stop(&t);
 }
 
+static void sink_failure_should_be_logged_and_the_stream_go_on(void **state)
+{
+    const struct fh_response script[] = {
+        ROW("limit=2", 200,
+            LIST("10", "", NODE("bad", "8") "," NODE("n1", "9"))),
+        WATCH("resourceVersion=10&",
+              EV("ADDED", NODE("bad", "11")) EV("ADDED", NODE("n2", "12")), -1,
+              false),
+    };
+    struct run t;
+
+    (void)state;
+    next_fail_on = "bad";
+    run_start(&t, script, 2, 0.05);
+    rec_wait(&t.rec, 4);
+    expect_log(&t, "BEGIN | ADDED n1 9 | END | ADDED n2 12");
+    assert_int_equal(fh_count(t.fh), 2);
+    pthread_mutex_lock(&t.rec.lock);
+    assert_non_null(strstr(t.rec.msgs, "nodes: list: cannot decode bad"));
+    assert_non_null(
+        strstr(t.rec.msgs, "nodes: applying 2 events: cannot decode bad"));
+    pthread_mutex_unlock(&t.rec.lock);
+    run_stop(&t);
+}
+
 /* ---- the stream decoder, without the network ---- */
 
 struct lines_out {
@@ -542,6 +577,7 @@ int main(void)
             dropped_watch_should_resume_from_last_rv_after_backoff),
         cmocka_unit_test(unauthorized_should_show_in_status_and_log),
         cmocka_unit_test(watch_should_decode_events_split_into_small_pieces),
+        cmocka_unit_test(sink_failure_should_be_logged_and_the_stream_go_on),
     };
 
     curl_global_init(CURL_GLOBAL_DEFAULT);

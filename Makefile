@@ -156,3 +156,18 @@ bench-json: build/opt/bench/json_bench
 	@for m in copy situ cjson; do \
 	    build/opt/bench/json_bench $(BENCH_JSON) 9 $$m || exit 1; \
 	done
+
+# Memory of the live cache holding a large cluster, fed through the
+# event-apply path (see bench/cache_mem.c). Generate the input with
+#   python3 /work/shared/bench/gen_payload.py --nodes 5000 \
+#       --pods-per-node 30 --seed 1 --out /tmp/p5000
+#   make bench-cache BENCH_CLUSTER=/tmp/p5000/cluster.json [BENCH_PASSES=2]
+BENCH_CLUSTER ?= /tmp/p5000/cluster.json
+BENCH_PASSES ?= 1
+
+build/opt/bench/cache_mem: build/opt/bench/cache_mem.o build/opt/libkpe.a
+	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS)
+
+.PHONY: bench-cache
+bench-cache: build/opt/bench/cache_mem
+	build/opt/bench/cache_mem $(BENCH_CLUSTER) $(BENCH_PASSES)

@@ -106,7 +106,7 @@ static int build_images(struct cluster *c, struct err *e)
 {
     size_t total = 0, i, j, k;
     struct image_state **slots = NULL;
-    size_t nslots = 16;
+    size_t nslots = 64;
     int rc = -1;
 
     for (i = 0; i < c->n_nodes; i++) {
@@ -133,6 +133,7 @@ static int build_images(struct cluster *c, struct err *e)
             mine += n->images[j].n_names;
         ni->images =
             arena_calloc(&c->arena, mine ? mine : 1, sizeof(*ni->images));
+        ni->cap_images = mine;
         if (!ni->images) {
             err_set(e, "out of memory summarising images");
             goto out;
@@ -153,8 +154,8 @@ static int build_images(struct cluster *c, struct err *e)
                     slots[s] = st;
                 }
                 /* A node listing a name twice counts once. */
-                if (st->last_node != i + 1) {
-                    st->last_node = i + 1;
+                if (st->last_mark != i + 1) {
+                    st->last_mark = i + 1;
                     st->num_nodes++;
                     ni->images[nn++] = st;
                     ni->n_images = nn;
@@ -162,11 +163,15 @@ static int build_images(struct cluster *c, struct err *e)
             }
         }
     }
-    for (i = 0; i < c->n_nodes; i++)
-        qsort(c->nodes[i].images, c->nodes[i].n_images,
-              sizeof(*c->nodes[i].images), cmp_ptr);
-    c->image_slots = nslots;
-    c->image_index = slots;
+    for (i = 0; i < c->n_nodes; i++) {
+        if (c->nodes[i].n_images)
+            qsort(c->nodes[i].images, c->nodes[i].n_images,
+                  sizeof(*c->nodes[i].images), cmp_ptr);
+    }
+    c->image_nslots = nslots;
+    c->image_slots = slots;
+    c->image_nused = c->n_images;
+    c->image_mark = c->n_nodes + 1;
     rc = 0;
 out:
     return rc;
@@ -412,8 +417,11 @@ int cluster_remove_pod(struct cluster *c, const struct kube_pod *pod)
     if (!pod->node_name || !*pod->node_name)
         return 0;
     ni = (struct node_info *)cluster_node(c, pod->node_name);
-    if (!ni)
+    if (!ni) {
+        if (cluster_pod_is_active(pod) && c->n_orphan_pods)
+            c->n_orphan_pods--;
         return 0;
+    }
     for (i = 0; i < ni->n_pods; i++) {
         if (same_pod(ni->pods[i], pod))
             break;
@@ -461,12 +469,12 @@ const struct image_state *cluster_image(const struct cluster *c,
 {
     size_t i;
 
-    if (!c->image_slots || !name)
+    if (!c->image_nslots || !name)
         return NULL;
-    for (i = hash_str(name) & (c->image_slots - 1); c->image_index[i];
-         i = (i + 1) & (c->image_slots - 1)) {
-        if (!strcmp(c->image_index[i]->name, name))
-            return c->image_index[i];
+    for (i = hash_str(name) & (c->image_nslots - 1); c->image_slots[i];
+         i = (i + 1) & (c->image_nslots - 1)) {
+        if (!strcmp(c->image_slots[i]->name, name))
+            return c->image_slots[i];
     }
     return NULL;
 }
@@ -609,4 +617,201 @@ int cluster_view_without_pods(struct arena *a, const struct cluster *c,
     }
     view->n_pods = c->n_pods - (src->n_pods - ni->n_pods);
     return 1;
+}
+
+/* ---- incremental node changes ---- */
+
+/* Insert state st into the name -> state table (which has room). */
+static void image_slot_put(struct cluster *c, struct image_state *st)
+{
+    size_t mask = c->image_nslots - 1, s;
+
+    for (s = hash_str(st->name) & mask; c->image_slots[s]; s = (s + 1) & mask)
+        ;
+    c->image_slots[s] = st;
+    c->image_nused++;
+}
+
+/* Grow the image state table to hold at least need states. */
+static int image_slots_grow(struct cluster *c, size_t need)
+{
+    struct image_state **old = c->image_slots;
+    size_t oldn = c->image_nslots, n = 64, i;
+
+    while (n < need * 2)
+        n <<= 1;
+    c->image_slots = arena_calloc(&c->arena, n, sizeof(*c->image_slots));
+    if (!c->image_slots) {
+        c->image_slots = old;
+        return -1;
+    }
+    c->image_nslots = n;
+    c->image_nused = 0;
+    for (i = 0; i < oldn; i++) {
+        if (old[i])
+            image_slot_put(c, old[i]);
+    }
+    return 0;
+}
+
+/* The state for name, created (with this size) when new. */
+static struct image_state *image_state_get(struct cluster *c, const char *name,
+                                           int64_t size)
+{
+    size_t mask, s;
+    struct image_state *st;
+
+    if ((c->image_nused + 1) * 2 > c->image_nslots &&
+        image_slots_grow(c, c->image_nused + 1) < 0)
+        return NULL;
+    mask = c->image_nslots - 1;
+    for (s = hash_str(name) & mask; c->image_slots[s]; s = (s + 1) & mask) {
+        if (!strcmp(c->image_slots[s]->name, name))
+            return c->image_slots[s];
+    }
+    st = arena_calloc(&c->arena, 1, sizeof(*st));
+    if (!st || !(st->name = arena_strdup(&c->arena, name)))
+        return NULL;
+    st->size = size;
+    c->image_slots[s] = st;
+    c->image_nused++;
+    return st;
+}
+
+/* Forget the node's image names (their node counts drop). */
+static void images_detach(struct node_info *ni)
+{
+    size_t i;
+
+    for (i = 0; i < ni->n_images; i++)
+        ((struct image_state *)ni->images[i])->num_nodes--;
+    ni->n_images = 0;
+}
+
+/* Count the node's image names, as build_images does. */
+static int images_attach(struct cluster *c, struct node_info *ni)
+{
+    const struct kube_node *n = ni->node;
+    size_t total = 0, j, k, mark = ++c->image_mark;
+
+    for (j = 0; j < n->n_images; j++)
+        total += n->images[j].n_names;
+    if (total > ni->cap_images) {
+        size_t cap = ni->cap_images * 2 > total ? ni->cap_images * 2 : total;
+
+        ni->images = arena_calloc(&c->arena, cap, sizeof(*ni->images));
+        if (!ni->images)
+            return -1;
+        ni->cap_images = cap;
+    }
+    ni->n_images = 0;
+    for (j = 0; j < n->n_images; j++) {
+        for (k = 0; k < n->images[j].n_names; k++) {
+            const char *name = n->images[j].names[k];
+            struct image_state *st;
+
+            st = image_state_get(c, name, n->images[j].size_bytes);
+            if (!st)
+                return -1;
+            if (st->last_mark == mark)
+                continue; /* a node listing a name twice counts once */
+            st->last_mark = mark;
+            /* A name no node lists any more starts afresh. */
+            if (st->num_nodes == 0)
+                st->size = n->images[j].size_bytes;
+            st->num_nodes++;
+            ni->images[ni->n_images++] = st;
+        }
+    }
+    if (ni->n_images)
+        qsort(ni->images, ni->n_images, sizeof(*ni->images), cmp_ptr);
+    return 0;
+}
+
+/* Put node i into the name index (which has room). */
+static void index_put(struct cluster *c, size_t i)
+{
+    size_t mask = c->node_slots - 1, j;
+
+    for (j = hash_str(c->nodes[i].node->name) & mask; c->node_index[j] >= 0;
+         j = (j + 1) & mask)
+        ;
+    c->node_index[j] = (int32_t)i;
+}
+
+/* Rebuild the index over nodes, in place unless it must grow. */
+static int reindex(struct cluster *c)
+{
+    size_t slots = c->node_slots ? c->node_slots : 16, i;
+
+    while (slots < c->n_nodes * 2)
+        slots <<= 1;
+    if (slots != c->node_slots) {
+        int32_t *idx = arena_alloc(&c->arena, slots * sizeof(int32_t));
+
+        if (!idx)
+            return -1;
+        c->node_index = idx;
+        c->node_slots = slots;
+    }
+    memset(c->node_index, 0xff, c->node_slots * sizeof(int32_t));
+    for (i = 0; i < c->n_nodes; i++)
+        index_put(c, i);
+    return 0;
+}
+
+int cluster_add_node(struct cluster *c, const struct kube_node *node)
+{
+    struct node_info *ni;
+    size_t cap = c->cap_nodes ? c->cap_nodes : c->n_nodes;
+
+    if (cluster_node(c, node->name))
+        return 0;
+    c->nodes = grow(&c->arena, c->nodes, c->n_nodes, &cap, c->n_nodes + 1,
+                    sizeof(*c->nodes));
+    if (!c->nodes)
+        return -1;
+    c->cap_nodes = cap;
+    ni = &c->nodes[c->n_nodes];
+    memset(ni, 0, sizeof(*ni));
+    ni->node = node;
+    ni->index = c->n_nodes++;
+    if (c->n_nodes * 2 > c->node_slots) {
+        if (reindex(c) < 0)
+            return -1;
+    } else {
+        index_put(c, ni->index);
+    }
+    return images_attach(c, ni) < 0 ? -1 : 1;
+}
+
+int cluster_update_node(struct cluster *c, const struct kube_node *node)
+{
+    struct node_info *ni = (struct node_info *)cluster_node(c, node->name);
+
+    if (!ni)
+        return 0;
+    images_detach(ni);
+    ni->node = node;
+    return images_attach(c, ni) < 0 ? -1 : 1;
+}
+
+int cluster_remove_node(struct cluster *c, const char *name)
+{
+    struct node_info *ni = (struct node_info *)cluster_node(c, name);
+    size_t i;
+
+    if (!ni)
+        return 0;
+    images_detach(ni);
+    c->n_pods -= ni->n_pods;
+    c->n_orphan_pods += ni->n_pods;
+    i = ni->index;
+    memmove(&c->nodes[i], &c->nodes[i + 1],
+            (c->n_nodes - i - 1) * sizeof(*c->nodes));
+    c->n_nodes--;
+    for (; i < c->n_nodes; i++)
+        c->nodes[i].index = i;
+    /* The index only shrinks, so rebuilding in place cannot fail. */
+    return reindex(c) < 0 ? -1 : 1;
 }

@@ -32,7 +32,7 @@ struct image_state {
     const char *name;
     int64_t size;      /* sizeBytes of the first node that reported it */
     int32_t num_nodes; /* nodes whose status lists this name */
-    size_t last_node;  /* private: 1 + index of the last node counted */
+    size_t last_mark;  /* private: the generation that last counted it */
 };
 
 struct node_info {
@@ -65,6 +65,7 @@ struct node_info {
      * sorted by address so node_info_has_image can bisect. */
     size_t n_images;
     const struct image_state **images;
+    size_t cap_images; /* room in images (incremental updates) */
 };
 
 struct cluster {
@@ -78,11 +79,17 @@ struct cluster {
     size_t node_slots;
     int32_t *node_index;
 
+    /* Image states of the nodes known at build time; states for names
+     * that nodes added or updated later bring live in the arena. */
     size_t n_images;
     struct image_state *image_table;
     /* name -> image_state, open addressing; size is a power of two */
-    size_t image_slots;
-    struct image_state **image_index;
+    struct image_state **image_slots;
+    size_t image_nslots;
+    size_t image_nused;
+    size_t image_mark; /* private: generation for deduplicating names */
+
+    size_t cap_nodes; /* room in nodes; 0: exactly n_nodes */
 
     size_t n_orphan_pods; /* pods bound to nodes we have no Node for */
     size_t n_pods;        /* pods accounted on nodes */
@@ -110,7 +117,9 @@ int cluster_add_pod(struct cluster *c, const struct kube_pod *pod);
 
 /*
  * Undo cluster_add_pod for the pod with this namespace/name on its node.
- * Returns 1 when found and removed, 0 when it was not accounted.
+ * Returns 1 when found and removed, 0 when it was not accounted. For an
+ * active pod whose node is unknown (an orphan), n_orphan_pods drops by
+ * one.
  */
 int cluster_remove_pod(struct cluster *c, const struct kube_pod *pod);
 
@@ -125,6 +134,28 @@ int cluster_remove_pod(struct cluster *c, const struct kube_pod *pod);
 int cluster_view_without_pods(struct arena *a, const struct cluster *c,
                               const char *node, const char *const *uids,
                               size_t n_uids, struct cluster *view);
+
+/*
+ * Incremental node changes, for a live source (kube/cache.c). The node
+ * object must outlive its place in the cluster (until it is updated or
+ * removed). Aggregates come from the same code as cluster_build, so a
+ * cluster changed step by step equals one built from the final objects
+ * (node order aside: removal keeps the order of the others, additions go
+ * last).
+ *
+ * cluster_add_node: a new node without pods. Returns 1, 0 when a node of
+ * that name exists, -1 when out of memory.
+ * cluster_update_node: replace the node object of the same name, keeping
+ * its pods; image states follow the new object. Returns 1, 0 when there is
+ * no such node, -1 when out of memory.
+ * cluster_remove_node: drop the node; its pods are no longer accounted
+ * and count as orphans (n_orphan_pods) until removed with
+ * cluster_remove_pod, which forgets an orphan. Returns 1, or 0 when there
+ * is no such node.
+ */
+int cluster_add_node(struct cluster *c, const struct kube_node *node);
+int cluster_update_node(struct cluster *c, const struct kube_node *node);
+int cluster_remove_node(struct cluster *c, const char *name);
 
 /* True when the pod counts for scheduling (phase not Succeeded/Failed). */
 bool cluster_pod_is_active(const struct kube_pod *pod);

@@ -438,3 +438,28 @@ int kube_node_from_cjson(struct arena *a, const struct cJSON *j,
         return jw_fail_type(&w, "an object", j);
     return kube_decode_node(&w, j, out);
 }
+
+int kube_object_from_cjson(struct arena *a, enum kube_kind kind,
+                           const struct cJSON *j, const char *path, void **out,
+                           struct err *e)
+{
+    const struct kind_def *k = NULL;
+    struct jw w;
+    void *obj;
+    size_t i;
+
+    *out = NULL;
+    for (i = 0; i < N_KINDS; i++)
+        if (kinds[i].kind == kind)
+            k = &kinds[i];
+    jw_init(&w, a, e, path);
+    if (!k)
+        return jw_fail(&w, "kind %d is not modelled", (int)kind);
+    if (!cJSON_IsObject(j))
+        return jw_fail_type(&w, "an object", j);
+    obj = jw_calloc(&w, 1, k->size);
+    if (!obj || k->decode(&w, j, obj) < 0)
+        return -1;
+    *out = obj;
+    return 0;
+}

@@ -45,6 +45,17 @@ int kube_node_from_cjson(struct arena *a, const struct cJSON *j,
                          const char *path, struct kube_node *out,
                          struct err *e);
 
+/*
+ * Decode an already-parsed object of a modelled kind into a zeroed struct
+ * of that kind (struct kube_pod for KUBE_KIND_POD, struct kube_workload
+ * for replica and stateful sets, ...) allocated from a; *out points to
+ * it. The object's own "kind" member is not consulted (list items often
+ * lack it). Returns 0, or -1 with e set.
+ */
+int kube_object_from_cjson(struct arena *a, enum kube_kind kind,
+                           const struct cJSON *j, const char *path, void **out,
+                           struct err *e);
+
 /* The kind of a document's "kind" string; KUBE_KIND_UNKNOWN otherwise. */
 enum kube_kind kube_kind_from_string(const char *kind);
 

@@ -1,0 +1,143 @@
+/*
+ * cache.h: the live object store. Informers (informer.h) deliver watch
+ * events; the cache decodes them, owns one copy of each object (a replaced
+ * or deleted version is freed) and keeps the SAME struct cluster the
+ * predicates read (cluster.h) up to date incrementally: a pod event
+ * touches only its node's aggregates, nodes are added, updated and
+ * removed in place, and the object lists (services, controllers, volumes,
+ * classes, CSINodes, namespaces) follow their events.
+ *
+ * Concurrency: one pthread rwlock, preferring writers. The informer thread
+ * decodes a batch with no lock held, then applies it under the write lock
+ * (pointer swaps and aggregate arithmetic: microseconds per event) and
+ * frees replaced objects after unlocking. A request handler holds the
+ * read lock for the whole request, so everything it reads is one
+ * consistent state; many handlers read at once. Writer preference keeps
+ * a steady stream of requests from starving the informer; therefore a
+ * thread must never take the read lock twice (it could deadlock against
+ * a waiting writer).
+ *
+ * How the server uses it, behind the same `const struct cluster *` as the
+ * static --cluster snapshot:
+ *
+ *   struct kube_conn conn;            // kube_conn_resolve (kubeconfig.h)
+ *   struct kube_client *cl = kube_client_new(&conn, NULL, &e);
+ *   struct kube_cache *cache = kube_cache_new(KUBE_KINDS_ALL, &e);
+ *   kube_cache_start(cache, cl, NULL, &e);     // informer thread
+ *   ...
+ *   // per request:
+ *   const struct cluster *c = kube_cache_read_lock(cache);
+ *   ... evaluate against c ...
+ *   kube_cache_read_unlock(cache);
+ *   // /readyz: kube_cache_synced(cache), kube_cache_status(cache, &st)
+ *   ...
+ *   kube_cache_free(cache);           // stops the informers first
+ *   kube_client_free(cl);
+ */
+#ifndef KUBE_CACHE_H
+#define KUBE_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kube/client.h"
+#include "kube/cluster.h"
+#include "kube/err.h"
+#include "kube/informer.h"
+#include "kube/types.h"
+
+/* The only node annotation kept (NodePreferAvoidPods reads it). */
+#define KUBE_ANNOTATION_PREFER_AVOID_PODS                                      \
+    "scheduler.alpha.kubernetes.io/preferAvoidPods"
+
+struct kube_cache;
+
+/*
+ * An empty cache that counts as synced once every kind in `kinds`
+ * (KUBE_KIND_BIT()s; 0: KUBE_KINDS_ALL) has been listed once. NULL with e
+ * set on failure.
+ */
+struct kube_cache *kube_cache_new(unsigned kinds, struct err *e);
+
+/* Stop the informers (if started) and free every object. NULL is fine. */
+void kube_cache_free(struct kube_cache *c);
+
+/*
+ * Start informers for the cache's kinds on client (which must outlive
+ * the cache), feeding this cache. o may be NULL; o->kinds is ignored.
+ * Returns 0, or -1 with e set. At most once per cache.
+ */
+int kube_cache_start(struct kube_cache *c, struct kube_client *client,
+                     const struct kube_informer_opts *o, struct err *e);
+
+/*
+ * Lock the cache for reading and return the cluster, valid (and
+ * unchanging) until kube_cache_read_unlock. Never nest on one thread.
+ */
+const struct cluster *kube_cache_read_lock(struct kube_cache *c);
+void kube_cache_read_unlock(struct kube_cache *c);
+
+/* True once every expected kind has been listed (stays true). */
+bool kube_cache_synced(const struct kube_cache *c);
+
+/* The informers' status (zeroed when not started). */
+void kube_cache_status(struct kube_cache *c, struct kube_informers_status *out);
+
+/* The informer sink that feeds this cache (for tests and custom sources). */
+void kube_cache_sink(struct kube_cache *c, struct kube_informer_sink *out);
+
+/*
+ * The event-apply path the sink uses, callable directly (bench, tests):
+ * decode every object (no lock held), then apply them all under the write
+ * lock. ADDED and MODIFIED both mean "this is the object now"; DELETED of
+ * an unknown object is ignored. An object that does not decode is skipped
+ * (the cache keeps its previous version, if any) and the others are
+ * applied; then -1 is returned with e naming the first such object
+ * ("object skipped: event 3: spec.taints: ..."). -1 also when memory ran
+ * out. 0 otherwise.
+ */
+int kube_cache_apply(struct kube_cache *c, enum kube_kind kind,
+                     const struct kube_watch_event *ev, size_t n,
+                     struct err *e);
+
+/*
+ * A full list of kind starts / ends: objects of that kind not applied in
+ * between are deleted at the end, and the kind counts as listed.
+ */
+void kube_cache_list_begin(struct kube_cache *c, enum kube_kind kind);
+void kube_cache_list_end(struct kube_cache *c, enum kube_kind kind);
+
+struct kube_cache_stats {
+    size_t objects[KUBE_KIND_NAMESPACE + 1]; /* by enum kube_kind */
+    size_t object_bytes;                     /* memory held by object copies */
+    size_t orphan_pods; /* bound to nodes the cache has not seen */
+};
+
+void kube_cache_stats(struct kube_cache *c, struct kube_cache_stats *out);
+
+/*
+ * Compact copies (cache_compact.c): one malloc'd block holding the struct
+ * and all it points to; *size gets its length; free() releases it.
+ * `bound` is a size estimate (the decode arena's total). NULL when out of
+ * memory.
+ *
+ * A pod keeps what v1.22's plugins read of pods already on nodes: name,
+ * namespace, uid, creation time, deletion flag, labels, nodeName,
+ * schedulerName, priority, pod (anti-)affinity terms, containers' names,
+ * requests and ports, init containers' names and requests, overhead,
+ * volumes of the kinds predicates inspect, phase. Dropped: annotations,
+ * owner references, resourceVersion, nodeSelector, node affinity,
+ * tolerations, topology spread constraints, container images and limits,
+ * init container ports, KUBE_VOL_OTHER volumes (projected, configMap,
+ * emptyDir, ...), conditions, nominatedNodeName. (managedFields are never
+ * parsed at all.)
+ *
+ * A node keeps everything but addresses, resourceVersion and annotations
+ * other than KUBE_ANNOTATION_PREFER_AVOID_PODS.
+ */
+struct kube_pod *kube_pod_compact(const struct kube_pod *src, size_t bound,
+                                  size_t *size);
+struct kube_node *kube_node_compact(const struct kube_node *src, size_t bound,
+                                    size_t *size);
+
+#endif

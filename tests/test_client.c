@@ -1,0 +1,280 @@
+/*
+ * test_client.c: the API client against the fake HTTP responder: Binding
+ * (201, 409 already bound, other failures), Events, pod status patches,
+ * bearer tokens re-read from a changing token file, and the write rate
+ * limiter's token bucket.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "kube/client.h"
+#include "tests/support/fake_http.h"
+
+static struct kube_client *client_for(const struct fake_http *fh,
+                                      const char *token, const char *token_file)
+{
+    struct kube_conn conn = { 0 };
+    struct err e = { "" };
+    struct kube_client *c;
+
+    conn.server = strdup(fh_url(fh));
+    conn.token = token ? strdup(token) : NULL;
+    conn.token_file = token_file ? strdup(token_file) : NULL;
+    c = kube_client_new(&conn, NULL, &e);
+    if (!c)
+        fail_msg("kube_client_new: %s", e.msg);
+    return c;
+}
+
+struct bind_case {
+    const char *name;
+    int status;
+    const char *body;
+    int want_rc;
+    const char *want_err; /* substring; NULL when rc is 0 */
+};
+
+static const struct bind_case bind_cases[] = {
+    { "created", 201, "{\"kind\":\"Status\",\"status\":\"Success\"}", 0, NULL },
+    { "conflict", 409,
+      "{\"kind\":\"Status\",\"message\":\"pod p1 is already assigned to node "
+      "\\\"n2\\\"\",\"code\":409}",
+      KUBE_CLIENT_ALREADY_BOUND,
+      "pod ns1/p1 is already bound: POST "
+      "/api/v1/namespaces/ns1/pods/p1/binding: HTTP 409: pod p1 is already "
+      "assigned to node \"n2\"" },
+    { "forbidden", 403,
+      "{\"kind\":\"Status\",\"message\":\"bindings is forbidden\"}", -1,
+      "HTTP 403: bindings is forbidden" },
+    { "not json", 500, "oops", -1, "HTTP 500: oops" },
+};
+
+static void bind_should_post_a_binding_and_classify_the_answer(void **state)
+{
+    size_t i;
+    int failed = 0;
+
+    (void)state;
+    for (i = 0; i < sizeof(bind_cases) / sizeof(bind_cases[0]); i++) {
+        const struct bind_case *tc = &bind_cases[i];
+        struct fh_response r = { "POST /api/v1/namespaces/ns1/pods/p1/binding",
+                                 tc->status,
+                                 tc->body,
+                                 0,
+                                 0,
+                                 false,
+                                 0,
+                                 false };
+        struct fake_http *fh = fh_start(&r, 1);
+        struct kube_client *c = client_for(fh, "sekret", NULL);
+        struct err e = { "" };
+        struct fh_request req;
+        int rc = kube_client_bind(c, "ns1", "p1", "uid-1", "node-a", &e);
+
+        if (rc != tc->want_rc ||
+            (tc->want_err ? !strstr(e.msg, tc->want_err) : false) ||
+            !fh_request(fh, 0, &req) || req.answered_by != 0 ||
+            !strstr(req.body, "\"kind\":\"Binding\"") ||
+            !strstr(req.body, "\"target\":{\"apiVersion\":\"v1\",\"kind\":"
+                              "\"Node\",\"name\":\"node-a\"}") ||
+            !strstr(req.body, "\"uid\":\"uid-1\"") ||
+            !strstr(req.headers, "Authorization: Bearer sekret") ||
+            !strstr(req.headers, "Content-Type: application/json")) {
+            print_error("case \"%s\": rc %d \"%s\"\n", tc->name, rc, e.msg);
+            failed++;
+        }
+        kube_client_free(c);
+        fh_stop(fh);
+    }
+    assert_int_equal(failed, 0);
+}
+
+static void bind_should_refuse_names_that_break_the_path(void **state)
+{
+    struct fake_http *fh = fh_start(NULL, 0);
+    struct kube_client *c = client_for(fh, NULL, NULL);
+    struct err e = { "" };
+
+    (void)state;
+    assert_int_equal(kube_client_bind(c, "ns/x", "p", NULL, "n", &e), -1);
+    assert_string_equal(e.msg, "invalid namespace \"ns/x\"");
+    assert_int_equal(kube_client_bind(c, "ns", "p", NULL, "", &e), -1);
+    assert_string_equal(e.msg, "invalid node name \"\"");
+    assert_int_equal(fh_count(fh), 0);
+    kube_client_free(c);
+    fh_stop(fh);
+}
+
+static void event_and_status_patch_should_reach_their_paths(void **state)
+{
+    struct fh_response rs[] = {
+        { "POST /api/v1/namespaces/ns1/events", 201, "{}", 0, 0, false, 0,
+          false },
+        { "PATCH /api/v1/namespaces/ns1/pods/p1/status", 200, "{}", 0, 0, false,
+          0, false },
+    };
+    struct fake_http *fh = fh_start(rs, 2);
+    struct kube_client *c = client_for(fh, NULL, NULL);
+    struct kube_event_ref ref = { "Pod", "ns1", "p1", "u1", NULL };
+    struct fh_request req;
+    struct err e = { "" };
+
+    (void)state;
+    assert_int_equal(kube_client_create_event(c, &ref, "Warning",
+                                              "FailedScheduling", "no fit",
+                                              "kube-policy-extender", &e),
+                     0);
+    assert_true(fh_request(fh, 0, &req));
+    assert_int_equal(req.answered_by, 0);
+    assert_non_null(strstr(req.body,
+                           "\"involvedObject\":{\"apiVersion\":"
+                           "\"v1\",\"kind\":\"Pod\",\"namespace\":"
+                           "\"ns1\",\"name\":\"p1\",\"uid\":\"u1\"}"));
+    assert_non_null(strstr(req.body, "\"reason\":\"FailedScheduling\""));
+    assert_non_null(strstr(req.body, "\"name\":\"p1."));
+
+    assert_int_equal(kube_client_patch_pod_status(
+                         c, "ns1", "p1",
+                         "{\"status\":{\"conditions\":[{\"type\":"
+                         "\"PodScheduled\",\"status\":\"False\"}]}}",
+                         &e),
+                     0);
+    assert_true(fh_request(fh, 1, &req));
+    assert_int_equal(req.answered_by, 1);
+    assert_non_null(strstr(
+        req.headers, "Content-Type: application/strategic-merge-patch+json"));
+    assert_int_equal(kube_client_patch_pod_status(c, "ns1", "p1", "[1]", &e),
+                     -1);
+    kube_client_free(c);
+    fh_stop(fh);
+}
+
+static void token_file_should_be_reread_when_it_changes(void **state)
+{
+    char path[] = "/tmp/kpe-token-XXXXXX";
+    int fd = mkstemp(path);
+    struct fake_http *fh = fh_start(NULL, 0);
+    struct kube_client *c;
+    struct err e = { "" };
+    char *tok;
+
+    (void)state;
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "first\n", 6), 6);
+    close(fd);
+    c = client_for(fh, "static-ignored", path);
+    tok = kube_client_token(c, &e);
+    assert_string_equal(tok, "first");
+    free(tok);
+
+    fd = open(path, O_WRONLY | O_TRUNC);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "second-token", 12), 12);
+    close(fd);
+    tok = kube_client_token(c, &e);
+    assert_string_equal(tok, "second-token");
+    free(tok);
+
+    /* A vanished file keeps the last good token (rotation in progress). */
+    unlink(path);
+    tok = kube_client_token(c, &e);
+    assert_string_equal(tok, "second-token");
+    free(tok);
+    kube_client_free(c);
+    fh_stop(fh);
+}
+
+struct rl_step {
+    double at;   /* seconds */
+    double wait; /* expected */
+};
+
+struct rl_case {
+    const char *name;
+    double qps;
+    int burst;
+    struct rl_step steps[8];
+    size_t n;
+};
+
+/* TestSimultaneousRequests-style walk through golang.org/x/time/rate. */
+static const struct rl_case rl_cases[] = {
+    { "burst then qps",
+      10,
+      2,
+      { { 0, 0 }, { 0, 0 }, { 0, 0.1 }, { 0, 0.2 }, { 1, 0 }, { 1, 0 } },
+      6 },
+    { "refill is capped at burst",
+      1,
+      1,
+      { { 0, 0 }, { 100, 0 }, { 100, 1 } },
+      3 },
+    { "disabled", -1, 1, { { 0, 0 }, { 0, 0 }, { 0, 0 } }, 3 },
+};
+
+static void ratelimit_should_allow_burst_then_space_at_qps(void **state)
+{
+    size_t i, j;
+    int failed = 0;
+
+    (void)state;
+    for (i = 0; i < sizeof(rl_cases) / sizeof(rl_cases[0]); i++) {
+        const struct rl_case *tc = &rl_cases[i];
+        struct kube_ratelimit rl;
+
+        kube_ratelimit_init(&rl, tc->qps, tc->burst);
+        for (j = 0; j < tc->n; j++) {
+            double w = kube_ratelimit_reserve(&rl, tc->steps[j].at);
+
+            if (w < tc->steps[j].wait - 1e-9 || w > tc->steps[j].wait + 1e-9) {
+                print_error("case \"%s\" step %zu: wait %g, want %g\n",
+                            tc->name, j, w, tc->steps[j].wait);
+                failed++;
+            }
+        }
+        kube_ratelimit_destroy(&rl);
+    }
+    assert_int_equal(failed, 0);
+}
+
+static void client_should_report_an_unreachable_server(void **state)
+{
+    struct kube_conn conn = { 0 };
+    struct kube_client_opts o = { 0 };
+    struct kube_response r;
+    struct err e = { "" };
+    struct kube_client *c;
+
+    (void)state;
+    /* Port 1 on loopback: nothing listens there. */
+    conn.server = strdup("http://127.0.0.1:1");
+    o.connect_timeout_ms = 2000;
+    c = kube_client_new(&conn, &o, &e);
+    assert_non_null(c);
+    assert_int_equal(
+        kube_client_request(c, "GET", "/api", NULL, NULL, 0, &r, &e), -1);
+    assert_non_null(strstr(e.msg, "GET http://127.0.0.1:1/api: "));
+    kube_client_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(bind_should_post_a_binding_and_classify_the_answer),
+        cmocka_unit_test(bind_should_refuse_names_that_break_the_path),
+        cmocka_unit_test(event_and_status_patch_should_reach_their_paths),
+        cmocka_unit_test(token_file_should_be_reread_when_it_changes),
+        cmocka_unit_test(ratelimit_should_allow_burst_then_space_at_qps),
+        cmocka_unit_test(client_should_report_an_unreachable_server),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -25,6 +25,7 @@ import urllib.parse
 
 import yaml
 
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import helmlite  # noqa: E402
 

@@ -171,3 +171,49 @@ build/opt/bench/cache_mem: build/opt/bench/cache_mem.o build/opt/libkpe.a
 .PHONY: bench-cache
 bench-cache: build/opt/bench/cache_mem
 	build/opt/bench/cache_mem $(BENCH_CLUSTER) $(BENCH_PASSES)
+
+# Install. `make install` puts the binary in $(DESTDIR)$(PREFIX)/bin and the
+# default policy, an example config.ini and the systemd unit (paths
+# rewritten to PREFIX) in $(DESTDIR)$(PREFIX)/share/kube-policy-extender/;
+# the container image is built from exactly this tree. `make
+# install-systemd` also installs the unit into $(SYSTEMDDIR) and, when they
+# do not exist yet, $(SYSCONFDIR)/kube-policy-extender/config.ini and
+# policy.json, which the unit reads (never overwritten: they are the
+# administrator's).
+PREFIX     ?= /usr/local
+SYSCONFDIR ?= /etc
+SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
+SHAREDIR    = $(PREFIX)/share/kube-policy-extender
+INSTALL    ?= install
+# The repository's files name /usr/local and /etc; point them at the
+# chosen directories.
+FIX_PATHS = sed -e 's|/usr/local/|$(PREFIX)/|g' \
+                -e 's|/etc/kube-policy-extender/|$(SYSCONFDIR)/kube-policy-extender/|g'
+
+.PHONY: install install-systemd uninstall
+
+install: $(BIN)
+	$(INSTALL) -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SHAREDIR)
+	$(INSTALL) -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/kube-policy-extender
+	$(INSTALL) -m 0644 deploy/policy/policy.json $(DESTDIR)$(SHAREDIR)/policy.json
+	$(FIX_PATHS) deploy/systemd/config.ini >$(DESTDIR)$(SHAREDIR)/config.ini
+	$(FIX_PATHS) deploy/systemd/kube-policy-extender.service \
+	    >$(DESTDIR)$(SHAREDIR)/kube-policy-extender.service
+	chmod 0644 $(DESTDIR)$(SHAREDIR)/config.ini \
+	    $(DESTDIR)$(SHAREDIR)/kube-policy-extender.service
+
+install-systemd: install
+	$(INSTALL) -d $(DESTDIR)$(SYSTEMDDIR) $(DESTDIR)$(SYSCONFDIR)/kube-policy-extender
+	$(INSTALL) -m 0644 $(DESTDIR)$(SHAREDIR)/kube-policy-extender.service \
+	    $(DESTDIR)$(SYSTEMDDIR)/kube-policy-extender.service
+	@for f in config.ini policy.json; do \
+	    t=$(DESTDIR)$(SYSCONFDIR)/kube-policy-extender/$$f; \
+	    if [ -e "$$t" ]; then echo "  keep    $$t"; \
+	    else $(INSTALL) -m 0644 $(DESTDIR)$(SHAREDIR)/$$f "$$t" && \
+	         echo "  install $$t"; fi; \
+	done
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/kube-policy-extender \
+	    $(DESTDIR)$(SYSTEMDDIR)/kube-policy-extender.service
+	rm -rf $(DESTDIR)$(SHAREDIR)

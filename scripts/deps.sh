@@ -10,11 +10,19 @@ libevent_openssl:libevent-dev libcjson:libcjson-dev inih:libinih-dev
 libcurl:libcurl4-openssl-dev yaml-0.1:libyaml-dev cmocka:libcmocka-dev
 openssl:libssl-dev"
 TOOLS="pkg-config:pkg-config cc:gcc make:make curl:curl python3:python3"
+# python3 module -> Debian package (tests/deploy reads YAML)
+PYMODULES="yaml:python3-yaml"
 
 missing=""
 for tool in $TOOLS; do
     cmd=${tool%%:*}
     command -v "$cmd" >/dev/null 2>&1 || missing="$missing ${tool#*:}"
+done
+for pm in $PYMODULES; do
+    if ! command -v python3 >/dev/null 2>&1 ||
+        ! python3 -c "import ${pm%%:*}" 2>/dev/null; then
+        missing="$missing ${pm#*:}"
+    fi
 done
 for m in $MODULES; do
     mod=${m%%:*}

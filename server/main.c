@@ -15,6 +15,7 @@ static const struct cli_command commands[] = {
       "KubeSchedulerConfiguration)" },
     { "explain", cli_explain,
       "show how a Policy filters and scores one pod on a cluster" },
+    { "list", cli_list, "list every predicate and priority a Policy may name" },
     { NULL, NULL, NULL },
 };
 

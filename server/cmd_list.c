@@ -1,0 +1,565 @@
+/*
+ * cmd_list.c: `kube-policy-extender list [--output text|json]`: every
+ * predicate and priority of the registries (predicates/registry.c,
+ * priorities/registry.c) with their flags, default weights, arguments and
+ * the v1.22 plugins they map to, plus the aliases. The Policy reference.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/json_writer.h"
+#include "predicates/predicates.h"
+#include "priorities/priorities.h"
+#include "server/cli.h"
+
+/* One key of an argument object: its name, type and default. */
+struct list_arg_key {
+    const char *key;
+    const char *type;
+    const char *def; /* NULL: required, no default */
+};
+
+#define LIST_MAX_KEYS 3
+
+/*
+ * How a typed argument kind is written in a Policy. policy_key NULL: the
+ * kind is not set from an entry's `argument` (fixed or derived values).
+ */
+struct list_arg_doc {
+    int prio; /* 0: enum pred_args_kind, 1: enum prio_args_kind */
+    int kind;
+    const char *title;      /* the policy key, or what the values are */
+    const char *policy_key; /* key inside the entry's "argument" */
+    const char *note;
+    struct list_arg_key keys[LIST_MAX_KEYS];
+};
+
+static const struct list_arg_doc arg_docs[] = {
+    { 0,
+      PRED_ARGS_NODE_LABEL,
+      "labelsPresence",
+      "labelsPresence",
+      "any unregistered predicate name with this argument runs "
+      "CheckNodeLabelPresence; entries add to its label lists",
+      { { "labels", "[]string", "[]" }, { "presence", "bool", "false" } } },
+    { 0,
+      PRED_ARGS_SERVICE_AFFINITY,
+      "serviceAffinity",
+      "serviceAffinity",
+      "any unregistered predicate name with this argument runs "
+      "CheckServiceAffinity; entries add to its labels",
+      { { "labels", "[]string", "[]" } } },
+    { 0,
+      PRED_ARGS_HIGH_COMM,
+      "highComm",
+      "highComm",
+      "ours: optional; one set of values per policy",
+      { { "podLabel", "string", PRED_HIGH_COMM_DEFAULT_POD_LABEL },
+        { "nodeLabel", "string", PRED_HIGH_COMM_DEFAULT_NODE_LABEL },
+        { "nodeLabelValue", "string", PRED_HIGH_COMM_DEFAULT_NODE_VALUE } } },
+    { 1,
+      PRIO_ARGS_NODE_LABEL,
+      "labelPreference",
+      "labelPreference",
+      "any unregistered priority name with this argument scores through "
+      "NodeLabel; the plugin weight is weight x number of labels",
+      { { "label", "string", NULL }, { "presence", "bool", "false" } } },
+    { 1,
+      PRIO_ARGS_SERVICE_AFFINITY,
+      "serviceAntiAffinity",
+      "serviceAntiAffinity",
+      "any unregistered priority name with this argument scores through "
+      "ServiceAffinity; the plugin weight is weight x number of labels",
+      { { "label", "string", NULL } } },
+    { 1,
+      PRIO_ARGS_RTCR,
+      "requestedToCapacityRatioArguments",
+      "requestedToCapacityRatioArguments",
+      "any unregistered priority name with this argument (upstream tests "
+      "use RequestedToCapacityRatioPriority); score is 0..10; resources "
+      "are not defaulted (omitted: every node scores 0)",
+      { { "shape", "[]{utilization int32 0..100, score int32 0..10}", NULL },
+        { "resources", "[]{name string, weight int64 >= 1}", "[]" } } },
+    { 1,
+      PRIO_ARGS_RESOURCES,
+      "resources",
+      NULL,
+      "not configurable in a Policy: the resources are cpu and memory, "
+      "weight 1 each",
+      { { "resources", "[]{name, weight}", "[{cpu 1}, {memory 1}]" } } },
+    { 1,
+      PRIO_ARGS_TOPOLOGY_SPREAD,
+      "spread defaulting",
+      NULL,
+      "not configurable in a Policy: System defaulting when "
+      "SelectorSpreadPriority is listed, List (no default constraints) "
+      "when EvenPodsSpreadPriority is alone",
+      { { "defaultingType", "System|List", "System" } } },
+    { 1,
+      PRIO_ARGS_INTER_POD,
+      "hardPodAffinitySymmetricWeight",
+      NULL,
+      "set by the Policy's top-level hardPodAffinitySymmetricWeight",
+      { { "hardPodAffinitySymmetricWeight", "int32 0..100", "1" } } },
+    { 1,
+      PRIO_ARGS_HIGH_COMM,
+      "highComm",
+      "highComm",
+      "ours: optional; one set of values per policy",
+      { { "podLabel", "string", PRED_HIGH_COMM_DEFAULT_POD_LABEL },
+        { "nodeLabel", "string", PRED_HIGH_COMM_DEFAULT_NODE_LABEL },
+        { "nodeLabelValue", "string", PRED_HIGH_COMM_DEFAULT_NODE_VALUE } } },
+};
+
+#define N_ARG_DOCS (sizeof(arg_docs) / sizeof(arg_docs[0]))
+
+struct list_flag {
+    unsigned bit;
+    const char *word;
+};
+
+static const struct list_flag pred_flag_words[] = {
+    { PRED_MANDATORY, "mandatory" },     { PRED_DEFAULT, "default" },
+    { PRED_LEGACY, "legacy" },           { PRED_EXTENSION, "ours" },
+    { PRED_CUSTOM_ONLY, "custom-only" }, { 0, NULL },
+};
+
+static const struct list_flag prio_flag_words[] = {
+    { PRIO_DEFAULT, "default" },
+    { PRIO_SKIPPED, "skipped" },
+    { PRIO_LEGACY, "legacy" },
+    { PRIO_EXTENSION, "ours" },
+    { PRIO_CUSTOM_ONLY, "custom-only" },
+    { PRIO_WEIGHT_LABELS, "weight-per-label" },
+    { 0, NULL },
+};
+
+static const char *const ep_words[] = { "preFilter", "filter",  "preScore",
+                                        "score",     "reserve", "preBind" };
+
+static const char *const need_words[] = {
+    "podsOnNode", "allPods",        "services", "controllers", "pvs",
+    "pvcs",       "storageClasses", "csiNodes", "namespaces",
+};
+
+/* The documentation row of an argument kind, or NULL for none. */
+static const struct list_arg_doc *arg_doc(int prio, int kind)
+{
+    size_t i;
+
+    if (kind == 0)
+        return NULL;
+    for (i = 0; i < N_ARG_DOCS; i++) {
+        if (arg_docs[i].prio == prio && arg_docs[i].kind == kind)
+            return &arg_docs[i];
+    }
+    return NULL;
+}
+
+/* What one registry row shows, predicate or priority alike. */
+struct list_row {
+    const char *name;
+    unsigned flags;
+    const struct list_flag *words;
+    int64_t weight; /* priorities only */
+    unsigned needs;
+    const struct kpe_plugin_ref *plugins;
+    size_t max_plugins;
+    const struct list_arg_doc *arg;
+    const char *no_plugin; /* why there is no v1.22 plugin */
+};
+
+#define NO_PLUGIN_OURS    "served by this extender only"
+#define NO_PLUGIN_LEGACY  "dropped before v1.22, needs --compat legacy"
+#define NO_PLUGIN_SKIPPED "validated, then dropped"
+
+static struct list_row pred_row(const struct pred_def *d)
+{
+    struct list_row r = { d->name,
+                          d->flags,
+                          pred_flag_words,
+                          0,
+                          d->needs,
+                          d->plugins,
+                          KPE_MAX_PLUGINS,
+                          arg_doc(0, (int)d->args_kind),
+                          (d->flags & PRED_EXTENSION) ? NO_PLUGIN_OURS
+                                                      : NO_PLUGIN_LEGACY };
+    return r;
+}
+
+static struct list_row prio_row(const struct prio_def *d)
+{
+    struct list_row r = { d->name,
+                          d->flags,
+                          prio_flag_words,
+                          d->default_weight,
+                          d->needs,
+                          d->plugins,
+                          sizeof(d->plugins) / sizeof(d->plugins[0]),
+                          arg_doc(1, (int)d->args_kind),
+                          (d->flags & PRIO_EXTENSION) ? NO_PLUGIN_OURS
+                          : (d->flags & PRIO_SKIPPED) ? NO_PLUGIN_SKIPPED
+                                                      : NO_PLUGIN_LEGACY };
+    return r;
+}
+
+/* ---- text ---- */
+
+static void text_row(FILE *f, const struct list_row *r, int prio)
+{
+    const struct list_flag *w;
+    size_t i, j, k;
+
+    fprintf(f, "  %s", r->name);
+    k = 0;
+    for (w = r->words; w->word; w++) {
+        if (r->flags & w->bit)
+            fprintf(f, "%s%s", k++ ? " " : " [", w->word);
+    }
+    fprintf(f, "%s\n", k ? "]" : "");
+    if (prio && r->weight)
+        fprintf(f, "      default weight: %lld\n", (long long)r->weight);
+    fprintf(f, "      v1.22:");
+    if (!r->plugins[0].name)
+        fprintf(f, " (none: %s)", r->no_plugin);
+    for (i = 0; i < r->max_plugins && r->plugins[i].name; i++) {
+        fprintf(f, " %s(", r->plugins[i].name);
+        for (j = 0, k = 0; j < sizeof(ep_words) / sizeof(ep_words[0]); j++) {
+            if (r->plugins[i].points & (1u << j))
+                fprintf(f, "%s%s", k++ ? "," : "", ep_words[j]);
+        }
+        fputc(')', f);
+    }
+    fputc('\n', f);
+    if (r->arg)
+        fprintf(f, "      argument: %s\n", r->arg->title);
+    fprintf(f, "      reads: nodes");
+    for (i = 0; i < sizeof(need_words) / sizeof(need_words[0]); i++) {
+        if (r->needs & (1u << i))
+            fprintf(f, " %s", need_words[i]);
+    }
+    fputc('\n', f);
+}
+
+/* The registry rows whose arguments a doc row describes, as " A B". */
+static void text_users(FILE *f, const struct list_arg_doc *d)
+{
+    size_t i, n;
+
+    if (d->prio) {
+        const struct prio_def *r = prio_registry(&n);
+
+        for (i = 0; i < n; i++) {
+            if ((int)r[i].args_kind == d->kind)
+                fprintf(f, " %s", r[i].name);
+        }
+    } else {
+        const struct pred_def *r = pred_registry(&n);
+
+        for (i = 0; i < n; i++) {
+            if ((int)r[i].args_kind == d->kind)
+                fprintf(f, " %s", r[i].name);
+        }
+    }
+}
+
+static void text_args(FILE *f)
+{
+    size_t i, j;
+
+    fprintf(f, "\nArguments\n");
+    for (i = 0; i < N_ARG_DOCS; i++) {
+        const struct list_arg_doc *d = &arg_docs[i];
+
+        fprintf(f, "  %s (%s %s)\n      for:", d->title,
+                d->prio ? "priority" : "predicate",
+                d->policy_key ? "argument" : "values, not in an argument");
+        text_users(f, d);
+        fputc('\n', f);
+        for (j = 0; j < LIST_MAX_KEYS && d->keys[j].key; j++)
+            fprintf(f, "      %s: %s, %s%s\n", d->keys[j].key, d->keys[j].type,
+                    d->keys[j].def ? "default " : "required",
+                    d->keys[j].def ? d->keys[j].def : "");
+        fprintf(f, "      %s\n", d->note);
+    }
+}
+
+static void text_out(FILE *f)
+{
+    const struct pred_def *pd = NULL;
+    const struct prio_def *rd = NULL;
+    const struct pred_alias *pa;
+    const struct prio_alias *ra;
+    size_t i, n;
+
+    fprintf(f, "Predicates (Policy \"predicates\"), in run order\n");
+    pd = pred_registry(&n);
+    for (i = 0; i < n; i++) {
+        struct list_row r = pred_row(&pd[i]);
+
+        text_row(f, &r, 0);
+    }
+    fprintf(f, "\nPriorities (Policy \"priorities\"), in score-plugin "
+               "order\n");
+    rd = prio_registry(&n);
+    for (i = 0; i < n; i++) {
+        struct list_row r = prio_row(&rd[i]);
+
+        text_row(f, &r, 1);
+    }
+    text_args(f);
+    fprintf(f, "\nAliases\n");
+    pa = pred_aliases(&n);
+    for (i = 0; i < n; i++)
+        fprintf(f, "  %s -> %s (predicate)\n", pa[i].name, pa[i].target);
+    ra = prio_aliases(&n);
+    for (i = 0; i < n; i++)
+        fprintf(f, "  %s -> %s (priority)\n", ra[i].name, ra[i].target);
+    fprintf(f, "\nFlags: mandatory = always added; default = in the set used "
+               "when the key is absent;\nlegacy = dropped before v1.22 "
+               "(--compat legacy); ours = not in kube-scheduler;\n"
+               "custom-only = reached through an argument under another "
+               "name; skipped = accepted,\nthen ignored (as v1.22 does); "
+               "weight-per-label = plugin weight x label count.\n");
+}
+
+/* ---- JSON ---- */
+
+static void json_row(struct jsonw *w, const struct list_row *r, int prio)
+{
+    const struct list_flag *fw;
+    size_t i, j;
+
+    jsonw_begin_object(w);
+    jsonw_key(w, "name");
+    jsonw_string(w, r->name);
+    jsonw_key(w, "flags");
+    jsonw_begin_array(w);
+    for (fw = r->words; fw->word; fw++) {
+        if (r->flags & fw->bit)
+            jsonw_string(w, fw->word);
+    }
+    jsonw_end_array(w);
+    if (prio) {
+        jsonw_key(w, "defaultWeight");
+        jsonw_int(w, r->weight);
+    }
+    jsonw_key(w, "argument");
+    if (r->arg && r->arg->policy_key)
+        jsonw_string(w, r->arg->policy_key);
+    else
+        jsonw_null(w);
+    jsonw_key(w, "plugins");
+    jsonw_begin_array(w);
+    for (i = 0; i < r->max_plugins && r->plugins[i].name; i++) {
+        jsonw_begin_object(w);
+        jsonw_key(w, "name");
+        jsonw_string(w, r->plugins[i].name);
+        jsonw_key(w, "extensionPoints");
+        jsonw_begin_array(w);
+        for (j = 0; j < sizeof(ep_words) / sizeof(ep_words[0]); j++) {
+            if (r->plugins[i].points & (1u << j))
+                jsonw_string(w, ep_words[j]);
+        }
+        jsonw_end_array(w);
+        jsonw_end_object(w);
+    }
+    jsonw_end_array(w);
+    jsonw_key(w, "withoutPlugin");
+    jsonw_string(w, r->plugins[0].name ? NULL : r->no_plugin);
+    jsonw_key(w, "reads");
+    jsonw_begin_array(w);
+    jsonw_string(w, "nodes");
+    for (i = 0; i < sizeof(need_words) / sizeof(need_words[0]); i++) {
+        if (r->needs & (1u << i))
+            jsonw_string(w, need_words[i]);
+    }
+    jsonw_end_array(w);
+    jsonw_end_object(w);
+}
+
+/* The registry rows whose arguments a doc row describes. */
+static void json_users(struct jsonw *w, const struct list_arg_doc *d)
+{
+    size_t i, n;
+
+    jsonw_begin_array(w);
+    if (d->prio) {
+        const struct prio_def *r = prio_registry(&n);
+
+        for (i = 0; i < n; i++) {
+            if ((int)r[i].args_kind == d->kind)
+                jsonw_string(w, r[i].name);
+        }
+    } else {
+        const struct pred_def *r = pred_registry(&n);
+
+        for (i = 0; i < n; i++) {
+            if ((int)r[i].args_kind == d->kind)
+                jsonw_string(w, r[i].name);
+        }
+    }
+    jsonw_end_array(w);
+}
+
+static void json_args(struct jsonw *w)
+{
+    size_t i, j;
+
+    jsonw_begin_array(w);
+    for (i = 0; i < N_ARG_DOCS; i++) {
+        const struct list_arg_doc *d = &arg_docs[i];
+
+        jsonw_begin_object(w);
+        jsonw_key(w, "for");
+        jsonw_string(w, d->prio ? "priority" : "predicate");
+        jsonw_key(w, "title");
+        jsonw_string(w, d->title);
+        jsonw_key(w, "policyKey");
+        jsonw_string(w, d->policy_key);
+        jsonw_key(w, "usedBy");
+        json_users(w, d);
+        jsonw_key(w, "keys");
+        jsonw_begin_array(w);
+        for (j = 0; j < LIST_MAX_KEYS && d->keys[j].key; j++) {
+            jsonw_begin_object(w);
+            jsonw_key(w, "key");
+            jsonw_string(w, d->keys[j].key);
+            jsonw_key(w, "type");
+            jsonw_string(w, d->keys[j].type);
+            jsonw_key(w, "default");
+            jsonw_string(w, d->keys[j].def);
+            jsonw_end_object(w);
+        }
+        jsonw_end_array(w);
+        jsonw_key(w, "note");
+        jsonw_string(w, d->note);
+        jsonw_end_object(w);
+    }
+    jsonw_end_array(w);
+}
+
+static void json_aliases(struct jsonw *w)
+{
+    const struct pred_alias *pa;
+    const struct prio_alias *ra;
+    size_t i, n;
+
+    jsonw_begin_array(w);
+    pa = pred_aliases(&n);
+    for (i = 0; i < n; i++) {
+        jsonw_begin_object(w);
+        jsonw_key(w, "name");
+        jsonw_string(w, pa[i].name);
+        jsonw_key(w, "target");
+        jsonw_string(w, pa[i].target);
+        jsonw_key(w, "for");
+        jsonw_string(w, "predicate");
+        jsonw_end_object(w);
+    }
+    ra = prio_aliases(&n);
+    for (i = 0; i < n; i++) {
+        jsonw_begin_object(w);
+        jsonw_key(w, "name");
+        jsonw_string(w, ra[i].name);
+        jsonw_key(w, "target");
+        jsonw_string(w, ra[i].target);
+        jsonw_key(w, "for");
+        jsonw_string(w, "priority");
+        jsonw_end_object(w);
+    }
+    jsonw_end_array(w);
+}
+
+/* The whole document to f; returns 0, or -1 when out of memory. */
+static int json_out(FILE *f)
+{
+    const struct pred_def *pd;
+    const struct prio_def *rd;
+    struct jsonw w;
+    size_t i, n;
+    char *out;
+
+    jsonw_init(&w, 2);
+    jsonw_begin_object(&w);
+    jsonw_key(&w, "predicates");
+    jsonw_begin_array(&w);
+    pd = pred_registry(&n);
+    for (i = 0; i < n; i++) {
+        struct list_row r = pred_row(&pd[i]);
+
+        json_row(&w, &r, 0);
+    }
+    jsonw_end_array(&w);
+    jsonw_key(&w, "priorities");
+    jsonw_begin_array(&w);
+    rd = prio_registry(&n);
+    for (i = 0; i < n; i++) {
+        struct list_row r = prio_row(&rd[i]);
+
+        json_row(&w, &r, 1);
+    }
+    jsonw_end_array(&w);
+    jsonw_key(&w, "arguments");
+    json_args(&w);
+    jsonw_key(&w, "aliases");
+    json_aliases(&w);
+    jsonw_end_object(&w);
+    out = jsonw_take(&w, NULL);
+    if (!out)
+        return -1;
+    fprintf(f, "%s\n", out);
+    free(out);
+    return 0;
+}
+
+static void list_usage(FILE *f)
+{
+    fprintf(f, "Usage: kube-policy-extender list [--output text|json]\n\n"
+               "Print every predicate and priority a Policy may name: flags, "
+               "default weights,\narguments, the v1.22 plugins they map to, "
+               "and the aliases.\n");
+}
+
+int cli_list(int argc, char **argv)
+{
+    int json = 0, i;
+
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            list_usage(stdout);
+            return 0;
+        }
+        if (!strcmp(a, "--output")) {
+            const char *v = i + 1 < argc ? argv[++i] : NULL;
+
+            if (!v) {
+                fprintf(stderr, "list: --output needs a value\n");
+                return 2;
+            }
+
+            if (!strcmp(v, "json")) {
+                json = 1;
+                continue;
+            }
+            if (!strcmp(v, "text")) {
+                json = 0;
+                continue;
+            }
+            fprintf(stderr,
+                    "list: --output: expected text or json, got \"%s\"\n", v);
+            return 2;
+        }
+        fprintf(stderr, "list: unexpected argument \"%s\"\n", a);
+        list_usage(stderr);
+        return 2;
+    }
+    if (json)
+        return json_out(stdout) ? 1 : 0;
+    text_out(stdout);
+    return 0;
+}

@@ -1,0 +1,61 @@
+#!/bin/sh
+# test_deploy.sh: everything under deploy/ is well formed and agrees with
+# the server (tests/deploy/check_deploy.py: Dockerfile, systemd unit and
+# config, every YAML/JSON file, kustomizations, workloads and probes,
+# RBAC, extender declarations, the Helm chart rendered by
+# tests/deploy/helmlite.py), and `make install DESTDIR=...` produces the
+# layout the Dockerfile copies. Each checker line becomes one test.
+. "$(dirname "$0")/lib.sh"
+
+# A nested make must not inherit the outer make's jobserver.
+run "make install DESTDIR" 0 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+    make -s install DESTDIR="$T_TMP/root" BIN="$KPE_BIN"
+run "make install-systemd DESTDIR PREFIX=/opt/kpe" 0 env -u MAKEFLAGS -u MFLAGS \
+    -u MAKELEVEL make -s install-systemd DESTDIR="$T_TMP/sys" PREFIX=/opt/kpe \
+    BIN="$KPE_BIN"
+for f in opt/kpe/bin/kube-policy-extender \
+    opt/kpe/lib/systemd/system/kube-policy-extender.service \
+    etc/kube-policy-extender/config.ini etc/kube-policy-extender/policy.json; do
+    if [ -f "$T_TMP/sys/$f" ]; then
+        ok "install-systemd installs /$f"
+    else
+        not_ok "install-systemd installs /$f" "missing"
+    fi
+done
+if grep -q '^ExecStart=/opt/kpe/bin/kube-policy-extender serve --config /etc/kube-policy-extender/config.ini$' \
+    "$T_TMP/sys/opt/kpe/lib/systemd/system/kube-policy-extender.service"; then
+    ok "installed unit runs the PREFIX binary"
+else
+    not_ok "installed unit runs the PREFIX binary" \
+        "$(grep ExecStart "$T_TMP/sys/opt/kpe/lib/systemd/system/kube-policy-extender.service")"
+fi
+echo "; edited" >>"$T_TMP/sys/etc/kube-policy-extender/config.ini"
+run "install-systemd again" 0 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+    make -s install-systemd DESTDIR="$T_TMP/sys" PREFIX=/opt/kpe BIN="$KPE_BIN"
+contains "install-systemd keeps an existing config.ini" out "keep"
+if grep -q '^; edited$' "$T_TMP/sys/etc/kube-policy-extender/config.ini"; then
+    ok "edited config.ini survives"
+else
+    not_ok "edited config.ini survives" "overwritten"
+fi
+
+python3 tests/deploy/check_deploy.py "$KPE_BIN" --install-root "$T_TMP/root" \
+    >"$T_TMP/checks" 2>&1
+rc=$?
+n=0
+while IFS= read -r line; do
+    case $line in
+    "ok "*) ok "${line#ok }" ;;
+    "not ok "*) not_ok "${line#not ok }" ;;
+    "note "*) echo "[   NOTE   ] ${line#note }" ;;
+    *) not_ok "checker output" "$line" ;;
+    esac
+    n=$((n + 1))
+done <"$T_TMP/checks"
+if [ "$rc" -eq 0 ] && [ "$n" -ge 50 ]; then
+    ok "checker ran ($n lines)"
+else
+    not_ok "checker ran" "exit $rc after $n lines"
+fi
+
+finish

@@ -1,0 +1,121 @@
+#!/bin/sh
+# test_list.sh: `kube-policy-extender list`: every registry row appears
+# (names read from the registry sources, not from the output), the JSON
+# form parses and agrees with what `check` resolves (mandatory and default
+# sets, default weights, legacy names), and the text form matches
+# tests/golden/list.txt.
+. "$(dirname "$0")/lib.sh"
+
+run "list" 0 "$KPE_BIN" list
+golden "list text" tests/golden/list.txt
+cp "$T_TMP/out" "$T_TMP/list.txt"
+
+run "list --output json" 0 "$KPE_BIN" list --output json
+cp "$T_TMP/out" "$T_TMP/list.json"
+run "list --output json parses" 0 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' \
+    "$T_TMP/list.json"
+
+run "list --output yaml is a usage error" 2 "$KPE_BIN" list --output yaml
+contains "usage error names the value" err 'got "yaml"'
+run "list with a stray argument" 2 "$KPE_BIN" list policy.json
+run "list --help" 0 "$KPE_BIN" list --help
+contains "list --help" out "Usage: kube-policy-extender list"
+run "top-level help names list" 0 "$KPE_BIN" --help
+contains "top-level help names list" out "  list "
+
+# Registry row names and aliases, from the C sources: the macro each row
+# of pred_rows[]/prio_rows[] and each alias uses, resolved in the headers.
+cat >"$T_TMP/names.py" <<'EOF'
+import re, sys
+def macros(h):
+    return dict(re.findall(r'#define\s+(\w+)\s+"([^"]*)"', open(h).read()))
+def rows(c, table, m):
+    body = open(c).read()
+    body = body[body.index(table):]
+    body = body[:body.index('};')]
+    return [m[x] for x in re.findall(r'\{\s*((?:PRED|PRIO)_NAME_\w+)\s*,', body)]
+pm = macros('predicates/predicates.h')
+rm = macros('priorities/priorities.h')
+names = rows('predicates/registry.c', 'pred_rows[]', pm)
+names += rows('priorities/registry.c', 'prio_rows[]', rm)
+names += rows('predicates/registry.c', 'pred_alias_rows[]', pm)
+names += rows('priorities/registry.c', 'prio_alias_rows[]', rm)
+if len(names) < 40:
+    sys.exit('only %d names found in the registry sources' % len(names))
+print('\n'.join(names))
+EOF
+run "registry names from the sources" 0 python3 "$T_TMP/names.py"
+cp "$T_TMP/out" "$T_TMP/names"
+while read -r name; do
+    if grep -q -E "^  $name( |\$)" "$T_TMP/list.txt" ||
+        grep -q -E "^  $name -> " "$T_TMP/list.txt"; then
+        ok "text lists $name"
+    else
+        not_ok "text lists $name" "no row or alias line"
+    fi
+done <"$T_TMP/names"
+
+run "JSON lists every registry name exactly once" 0 python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = open(sys.argv[2]).read().split()
+got = [r["name"] for r in d["predicates"] + d["priorities"]]
+got += [a["name"] for a in d["aliases"]]
+assert sorted(got) == sorted(want), (sorted(set(got) ^ set(want)))
+' "$T_TMP/list.json" "$T_TMP/names"
+
+# What `check` resolves must agree with the flags `list` prints.
+printf '%s' '{"kind":"Policy","apiVersion":"v1","predicates":[]}' >"$T_TMP/empty.json"
+printf '%s' '{"kind":"Policy","apiVersion":"v1"}' >"$T_TMP/none.json"
+"$KPE_BIN" check --output json "$T_TMP/empty.json" >"$T_TMP/empty.out" 2>/dev/null
+"$KPE_BIN" check --output json "$T_TMP/none.json" >"$T_TMP/none.out" 2>/dev/null
+run "mandatory flags = what check adds to an empty list" 0 python3 -c '
+import json, sys
+l = json.load(open(sys.argv[1])); c = json.load(open(sys.argv[2]))
+want = sorted(r["name"] for r in l["predicates"] if "mandatory" in r["flags"])
+got = sorted(p["name"] for p in c["predicates"])
+assert want == got, (want, got)
+' "$T_TMP/list.json" "$T_TMP/empty.out"
+run "default flags and weights = check without the keys" 0 python3 -c '
+import json, sys
+l = json.load(open(sys.argv[1])); c = json.load(open(sys.argv[2]))
+want = sorted(r["name"] for r in l["predicates"] if "default" in r["flags"])
+got = sorted(p["name"] for p in c["predicates"])
+assert want == got, ("predicates", want, got)
+w = {r["name"]: r["defaultWeight"] for r in l["priorities"] if "default" in r["flags"]}
+keys = sorted(k for p in c["priorities"] for k in p["keys"])
+assert sorted(w) == keys, ("priorities", sorted(w), keys)
+for p in c["priorities"]:
+    if len(p["keys"]) == 1:
+        assert w[p["keys"][0]] == p["weight"], p
+' "$T_TMP/list.json" "$T_TMP/none.out"
+
+# Every name flagged legacy fails without --compat legacy and loads with it;
+# every other non-custom-only name loads as is.
+python3 -c '
+import json, sys
+l = json.load(open(sys.argv[1]))
+for kind in ("predicates", "priorities"):
+    for r in l[kind]:
+        if "custom-only" in r["flags"]:
+            continue
+        print(kind, r["name"], "legacy" if "legacy" in r["flags"] else "v122")
+' "$T_TMP/list.json" >"$T_TMP/loadable"
+while read -r kind name what; do
+    if [ "$kind" = predicates ]; then
+        entry="{\"name\":\"$name\"}"
+    else
+        entry="{\"name\":\"$name\",\"weight\":1}"
+    fi
+    printf '{"kind":"Policy","apiVersion":"v1","%s":[%s]}' "$kind" "$entry" \
+        >"$T_TMP/one.json"
+    if [ "$what" = legacy ]; then
+        run "$name needs --compat legacy" 1 "$KPE_BIN" check "$T_TMP/one.json"
+        run "$name loads with --compat legacy" 0 "$KPE_BIN" check \
+            --compat legacy "$T_TMP/one.json"
+    else
+        run "$name loads" 0 "$KPE_BIN" check "$T_TMP/one.json"
+    fi
+done <"$T_TMP/loadable"
+
+finish

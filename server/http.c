@@ -777,6 +777,31 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
         LOG_ERROR("reload failed; keeping the current configuration");
 }
 
+/* SIGTERM, SIGINT and SIGHUP, the signals srv_run handles. */
+static void run_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGHUP);
+}
+
+void srv_block_signals(void)
+{
+    sigset_t set;
+
+    run_signals(&set);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+void srv_unblock_signals(void)
+{
+    sigset_t set;
+
+    run_signals(&set);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
 int srv_run(struct server *s, struct err *e)
 {
     static const int sigs[3] = { SIGTERM, SIGINT, SIGHUP };
@@ -797,6 +822,7 @@ int srv_run(struct server *s, struct err *e)
             goto out;
         }
     }
+    srv_unblock_signals();
     event_base_dispatch(rs.base);
     LOG_INFO("signal %d: draining (at most %d s)", rs.signo,
              s->opts.shutdown_grace);

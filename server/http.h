@@ -82,6 +82,15 @@ void srv_wait(struct server *s);
  */
 int srv_run(struct server *s, struct err *e);
 
+/*
+ * Block SIGTERM, SIGINT and SIGHUP in the calling thread (call first thing
+ * in main, before loading anything), so one that arrives before srv_run
+ * has installed its handlers waits instead of killing the process;
+ * srv_run unblocks them once it handles them.
+ */
+void srv_block_signals(void);
+void srv_unblock_signals(void);
+
 /* Stop (if running), wait, and free everything. NULL is fine. */
 void srv_free(struct server *s);
 

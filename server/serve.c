@@ -22,6 +22,7 @@ int cli_serve(int argc, char **argv)
     struct err e = { "" };
     int rc = 1;
 
+    srv_block_signals();
     arena_init(&a, 0);
     if (opts_parse(&o, &a, argc, argv, &e) != 0) {
         fprintf(stderr, "kube-policy-extender serve: %s\n", e.msg);

@@ -14,11 +14,22 @@ run "serve with an invalid policy" 1 "$KPE_BIN" serve --listen 127.0.0.1:0 \
 contains "invalid policy is reported as v1.22 does" err \
     'predicate type not found for "PodFitsHostNw"; did you mean "PodFitsHostNew"?'
 
-# SIGTERM while the cluster loads, while it binds, and once it serves.
-for delay in 0 0.02 0.05 0.3; do
+# SIGTERM as soon as main has blocked the signals (before anything is
+# loaded), while the cluster loads or the socket binds, and once it serves.
+# (A signal that lands before main runs at all cannot be handled by any
+# program.)
+blocked() { # PID: SIGTERM (bit 15) is in the blocked mask
+    mask=$(sed -n 's/^SigBlk:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
+    [ -n "$mask" ] && [ $(( 0x$mask & 0x4000 )) -ne 0 ]
+}
+for delay in 0 0.01 0.05 0.3; do
     "$KPE_BIN" serve --listen 127.0.0.1:0 --policy "$D/policy.json" \
         --cluster "$D/cluster.json" 2>"$T_TMP/serve.log" &
     pid=$!
+    for _ in $(seq 1 500); do
+        blocked "$pid" && break
+        sleep 0.01
+    done
     sleep "$delay"
     kill -TERM "$pid"
     wait "$pid"

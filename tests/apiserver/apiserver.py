@@ -15,6 +15,7 @@ import collections
 import ipaddress
 import json
 import os
+import select
 import socket
 import ssl
 import sys
@@ -746,6 +747,15 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
 
+    def client_gone(self):
+        """A watch client sends nothing after its request: a readable
+        socket means it closed (or broke) the connection."""
+        try:
+            r, _, _ = select.select([self.connection], [], [], 0)
+        except (OSError, ValueError):
+            return True
+        return bool(r)
+
     def watch_error(self, err):
         """A watch that fails after the handshake: 200 and one ERROR event,
         as the real watch cache answers a too-old resourceVersion."""
@@ -777,6 +787,9 @@ class Handler(BaseHTTPRequestHandler):
             now = time.time()
             if deadline and now >= deadline:
                 break
+            if self.client_gone():
+                self.close_connection = True
+                return
             if srv.faults.drop_gen != drop_gen:
                 if srv.faults.drop_mode == "reset":
                     self.close_connection = True

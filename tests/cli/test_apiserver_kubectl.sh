@@ -22,10 +22,24 @@ openssl x509 -req -in "$D/srv.csr" -CA "$D/ca.crt" -CAkey "$D/ca.key" \
     -CAcreateserial -out "$D/srv.crt" -days 1 -extfile "$D/ext" \
     >/dev/null 2>&1
 run "openssl made a server certificate" 0 test -s "$D/srv.crt"
+openssl req -newkey rsa:2048 -nodes -keyout "$D/cli.key" -out "$D/cli.csr" \
+    -subj /CN=tester >/dev/null 2>&1
+openssl x509 -req -in "$D/cli.csr" -CA "$D/ca.crt" -CAkey "$D/ca.key" \
+    -CAcreateserial -out "$D/cli.crt" -days 1 >/dev/null 2>&1
+cat >"$D/load.json" <<EOF
+{"apiVersion": "v1", "kind": "List", "items": [
+ {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+  "metadata": {"name": "fast", "uid": "11111111-2222-4333-8444-555555555555"},
+  "provisioner": "example.com/fast"},
+ {"apiVersion": "v1", "kind": "Pod",
+  "metadata": {"name": "loaded", "namespace": "team-a"},
+  "spec": {"nodeName": "n9", "containers": [{"name": "c", "image": "x"}]},
+  "status": {"phase": "Running"}}]}
+EOF
 
 python3 tests/apiserver/apiserver.py --port-file "$D/port" \
     --token sekrit --tls-cert "$D/srv.crt" --tls-key "$D/srv.key" \
-    --history 30 --bookmark-interval 0.3 >"$D/srv.out" 2>"$D/srv.err" &
+    --client-ca "$D/ca.crt" --load "$D/load.json" --history 30 --bookmark-interval 0.3 >"$D/srv.out" 2>"$D/srv.err" &
 SRV=$!
 trap 'kill $SRV 2>/dev/null; rm -rf "$T_TMP"' EXIT
 i=0
@@ -73,6 +87,23 @@ t = open(sys.argv[1]).read()
 d = json.loads(t.split('\\n', 1)[1] if t[:1].isdigit() else t)
 assert ($2), json.dumps(d)[:300]" "$D/check.json"
 }
+
+# --- bulk load ----------------------------------------------------------------
+run "--load: a StorageClass keeps its uid" 0 kubectl get storageclass fast \
+    -o 'jsonpath={.metadata.uid} {.provisioner}'
+contains "loaded StorageClass" out \
+    "11111111-2222-4333-8444-555555555555 example.com/fast"
+run "--load: a pod keeps its status" 0 kubectl get pod loaded -n team-a \
+    -o 'jsonpath={.status.phase} {.spec.nodeName}'
+contains "loaded pod" out "Running n9"
+run "--load: namespace team-a was created" 0 kubectl get namespace team-a \
+    -o 'jsonpath={.status.phase}'
+contains "namespace Active" out "Active"
+run "a client certificate authenticates without a token" 0 curl -sS \
+    --cacert "$D/ca.crt" --cert "$D/cli.crt" --key "$D/cli.key" \
+    "$URL/api/v1/namespaces/team-a/pods"
+contains "client cert: the list" out '"name":"loaded"'
+run "delete the loaded pod" 0 kubectl delete pod loaded -n team-a
 
 # --- create / apply -------------------------------------------------------
 cat >"$D/nodes.yaml" <<EOF
@@ -146,6 +177,16 @@ run "limit=2 gives continue + remainingItemCount" 0 api GET \
 json_check "first page" \
     'len(d["items"]) == 2 and d["metadata"]["continue"] and
      d["metadata"]["remainingItemCount"] == 2'
+TOK=$(python3 -c 'import json,sys
+t = open(sys.argv[1]).read().split("\n", 1)[1]
+print(json.loads(t)["metadata"]["continue"])' "$D/check.json")
+run "delete a pod on page 2 after page 1" 0 kubectl delete pod web-2
+run "page 2 is read at page 1's snapshot" 0 api GET \
+    "/api/v1/pods?limit=2&continue=$TOK"
+json_check "deleted pod still on the snapshot page" \
+    '[i["metadata"]["name"] for i in d["items"]] == ["web-2", "db-1"]'
+run "recreate web-2" 1 kubectl create -f "$D/pods.json"
+contains "web-2 back" out "pod/web-2 created"
 run "get a missing pod" 1 kubectl get pod nope
 contains "NotFound text" err 'pods "nope" not found'
 
@@ -231,6 +272,23 @@ run "watch from a recent RV" 0 api GET \
     )&timeoutSeconds=1&allowWatchBookmarks=true"
 contains "watch ends with timeoutSeconds and sends BOOKMARKs" out \
     '{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"'
+RV=$(curl -sS --cacert "$D/ca.crt" -H 'Authorization: Bearer sekrit' \
+    "$URL/api/v1/pods" | python3 -c \
+    'import json,sys; print(json.load(sys.stdin)["metadata"]["resourceVersion"])')
+run "web-1 leaves app=web" 0 kubectl label pod web-1 app=gone --overwrite
+run "web-1 comes back to app=web" 0 kubectl label pod web-1 app=web \
+    --overwrite
+run "watch -l app=web across the relabels" 0 api GET \
+    "/api/v1/namespaces/default/pods?watch=1&labelSelector=app%3Dweb&resourceVersion=$RV&timeoutSeconds=1"
+cp "$T_TMP/out" "$D/relabel.out"
+run "leaving the selector is DELETED, coming back is ADDED" 0 python3 -c '
+import json, sys
+lines = open(sys.argv[1]).read().split("\n", 1)[1].split("\n")
+evs = [json.loads(x) for x in lines if x.strip()]
+got = [(e["type"], e["object"]["metadata"].get("labels", {}).get("app"))
+       for e in evs if e["type"] != "BOOKMARK"]
+assert got == [("DELETED", "gone"), ("ADDED", "web")], got
+' "$D/relabel.out"
 run "compact the history (admin)" 0 api POST /_fault -d '{"action":"compact"}'
 run "watch from an expired RV" 0 api GET \
     "/api/v1/pods?watch=1&resourceVersion=3"
@@ -257,6 +315,18 @@ done
 run "a dropped watch ends at once" 1 kill -0 $CPID
 kill $CPID 2>/dev/null
 
+curl -sS --cacert "$D/ca.crt" -H 'Authorization: Bearer sekrit' -N \
+    --max-time 0.5 "$URL/api/v1/nodes?watch=1" >/dev/null 2>&1
+i=0
+while [ $i -lt 20 ]; do
+    curl -sS --cacert "$D/ca.crt" "$URL/_requests" >"$D/req.json"
+    grep -q '"openWatches":0' "$D/req.json" && break
+    sleep 0.1
+    i=$((i + 1))
+done
+run "a watch whose client went away is closed" 0 grep -q \
+    '"openWatches":0' "$D/req.json"
+
 # --- auth and faults --------------------------------------------------------
 run "kubectl with a wrong token" 1 kubectl get pods --token=wrong
 contains "kubectl reports 401" err "Unauthorized"
@@ -275,6 +345,15 @@ contains "second 500" out "500"
 run "the third request passes" 0 api GET /api/v1/nodes
 contains "200 after the faults" out '200
 {"kind":"NodeList"'
+run "delay list nodes by 600 ms once" 0 api POST /_fault \
+    -d '{"action":"delay","ms":600,"count":1,"verb":"list"}'
+run "a delayed answer" 0 curl -sS --cacert "$D/ca.crt" \
+    -H 'Authorization: Bearer sekrit' -o /dev/null -w '%{time_total}' \
+    "$URL/api/v1/nodes"
+cp "$T_TMP/out" "$D/delay.out"
+run "the delay was applied" 0 python3 -c \
+    'import sys; assert float(open(sys.argv[1]).read()) >= 0.6' \
+    "$D/delay.out"
 run "inject one 401" 0 api POST /_fault \
     -d '{"action":"error","code":401,"path":"/api/v1/nodes"}'
 run "kubectl sees the injected 401" 1 kubectl get nodes

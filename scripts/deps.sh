@@ -9,7 +9,8 @@ MODULES="libevent:libevent-dev libevent_pthreads:libevent-dev
 libevent_openssl:libevent-dev libcjson:libcjson-dev inih:libinih-dev
 libcurl:libcurl4-openssl-dev yaml-0.1:libyaml-dev cmocka:libcmocka-dev
 openssl:libssl-dev"
-TOOLS="pkg-config:pkg-config cc:gcc make:make curl:curl python3:python3"
+TOOLS="pkg-config:pkg-config cc:gcc make:make curl:curl python3:python3
+kubectl:kubectl openssl:openssl"
 # python3 module -> Debian package (tests/deploy reads YAML)
 PYMODULES="yaml:python3-yaml"
 
@@ -49,5 +50,16 @@ else
 fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
+# kubectl (tests/cli/test_apiserver_kubectl.sh): Debian ships it as
+# kubernetes-client; a package named kubectl exists only where another
+# repository provides it.
+case " $pkgs " in
+*" kubectl "*)
+    if ! apt-cache show kubectl >/dev/null 2>&1; then
+        pkgs=$(printf '%s\n' $pkgs | sed 's/^kubectl$/kubernetes-client/' |
+            tr '\n' ' ')
+    fi
+    ;;
+esac
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $pkgs

@@ -232,8 +232,8 @@ static void write_failed(struct jsonw *w, struct arena *a,
  * Evaluate nodes that may include unknown (NULL) entries: those are left
  * infeasible with ni NULL.
  */
-static int evaluate_known(const struct app_state *st,
-                          const struct kube_pod *pod,
+static int evaluate_known(const struct eval_plans *plans,
+                          const struct cluster *cl, const struct kube_pod *pod,
                           const struct node_info **nodes, size_t n,
                           unsigned what, struct arena *a, struct eval_result *r,
                           struct err *e)
@@ -249,8 +249,7 @@ static int evaluate_known(const struct app_state *st,
         if (nodes[i])
             known[k++] = nodes[i];
     }
-    if (evaluate_pod(&st->plans, pod, &st->cluster->cluster, known, k, what, a,
-                     &sub, e) < 0)
+    if (evaluate_pod(plans, pod, cl, known, k, what, a, &sub, e) < 0)
         return -1;
     if (k == n) {
         *r = sub;
@@ -307,8 +306,9 @@ static void collect_stats(const struct eval_result *r, struct ext_stats *stats)
     }
 }
 
-char *ext_filter(const struct app_state *st, struct arena *a, const char *body,
-                 size_t len, size_t *out_len, struct ext_stats *stats)
+char *ext_filter(const struct eval_plans *plans, const struct cluster *cl,
+                 struct arena *a, const char *body, size_t len, size_t *out_len,
+                 struct ext_stats *stats)
 {
     struct ext_args x;
     struct eval_result r;
@@ -324,9 +324,9 @@ char *ext_filter(const struct app_state *st, struct arena *a, const char *body,
         err_set(&e, "Nodes and NodeNames are both null: nothing to filter");
         goto fail;
     }
-    nodes = resolve_nodes(a, &st->cluster->cluster, &x, &n);
+    nodes = resolve_nodes(a, cl, &x, &n);
     if (!nodes ||
-        evaluate_known(st, &x.pod, nodes, n, EVAL_FILTER, a, &r, &e) < 0)
+        evaluate_known(plans, cl, &x.pod, nodes, n, EVAL_FILTER, a, &r, &e) < 0)
         goto fail;
     if (stats)
         collect_stats(&r, stats);
@@ -412,25 +412,25 @@ static int64_t sum_weights(const struct prio_plan *plan)
     return w;
 }
 
-char *ext_prioritize(const struct app_state *st, struct arena *a,
-                     const char *body, size_t len, bool raw, size_t *out_len,
-                     struct err *e)
+char *ext_prioritize(const struct eval_plans *plans, const struct cluster *cl,
+                     struct arena *a, const char *body, size_t len, bool raw,
+                     size_t *out_len, struct err *e)
 {
     struct ext_args x;
     struct eval_result r;
     const struct node_info **nodes;
     struct jsonw w;
     size_t n = 0, i;
-    int64_t weights = sum_weights(&st->plans.prio);
+    int64_t weights = sum_weights(&plans->prio);
 
     if (ext_decode_args(a, body, len, &x, e) < 0)
         return NULL;
-    nodes = resolve_nodes(a, &st->cluster->cluster, &x, &n);
+    nodes = resolve_nodes(a, cl, &x, &n);
     if (!nodes) {
         err_set(e, "out of memory");
         return NULL;
     }
-    if (evaluate_known(st, &x.pod, nodes, n, EVAL_SCORE, a, &r, e) < 0)
+    if (evaluate_known(plans, cl, &x.pod, nodes, n, EVAL_SCORE, a, &r, e) < 0)
         return NULL;
     jsonw_init(&w, 0);
     jsonw_begin_array(&w);
@@ -528,7 +528,8 @@ static int decode_candidates(struct arena *a, const cJSON *root,
 }
 
 /* Does the pod pass the predicates on cv.node once its victims are gone? */
-static int fits_without(const struct app_state *st, const struct kube_pod *pod,
+static int fits_without(const struct eval_plans *plans,
+                        const struct cluster *cl, const struct kube_pod *pod,
                         const struct ext_victims *cv, struct arena *a,
                         bool *fits, struct err *e)
 {
@@ -538,21 +539,22 @@ static int fits_without(const struct app_state *st, const struct kube_pod *pod,
     int rc;
 
     *fits = false;
-    rc = cluster_view_without_pods(a, &st->cluster->cluster, cv->node, cv->uids,
-                                   cv->n_uids, &view);
+    rc =
+        cluster_view_without_pods(a, cl, cv->node, cv->uids, cv->n_uids, &view);
     if (rc < 0)
         return err_set(e, "out of memory");
     if (rc == 0)
         return 0; /* a node we do not know cannot be vouched for */
     ni = cluster_node(&view, cv->node);
-    if (evaluate_pod(&st->plans, pod, &view, &ni, 1, EVAL_FILTER, a, &r, e) < 0)
+    if (evaluate_pod(plans, pod, &view, &ni, 1, EVAL_FILTER, a, &r, e) < 0)
         return -1;
     *fits = r.nodes[0].feasible;
     return 0;
 }
 
-char *ext_preempt(const struct app_state *st, struct arena *a, const char *body,
-                  size_t len, size_t *out_len, struct err *e)
+char *ext_preempt(const struct eval_plans *plans, const struct cluster *cl,
+                  struct arena *a, const char *body, size_t len,
+                  size_t *out_len, struct err *e)
 {
     cJSON *root = NULL;
     const cJSON *podj;
@@ -587,7 +589,7 @@ char *ext_preempt(const struct app_state *st, struct arena *a, const char *body,
         /* Never offer a node whose preemption evicts nothing. */
         if (!cands[i].n_uids)
             continue;
-        if (fits_without(st, &pod, &cands[i], a, &fits, e) < 0) {
+        if (fits_without(plans, cl, &pod, &cands[i], a, &fits, e) < 0) {
             jsonw_free(&w);
             return NULL;
         }
@@ -609,6 +611,51 @@ char *ext_preempt(const struct app_state *st, struct arena *a, const char *body,
         jsonw_end_object(&w);
     }
     jsonw_end_object(&w);
+    jsonw_end_object(&w);
+    return jsonw_take(&w, out_len);
+}
+
+int ext_decode_binding(struct arena *a, const char *body, size_t len,
+                       struct ext_binding *b, struct err *e)
+{
+    static const char *const keys[4] = { "PodName", "PodNamespace", "PodUID",
+                                         "Node" };
+    const char **out[4];
+    cJSON *root = NULL;
+    size_t i;
+
+    memset(b, 0, sizeof(*b));
+    out[0] = &b->pod_name;
+    out[1] = &b->pod_namespace;
+    out[2] = &b->pod_uid;
+    out[3] = &b->node;
+    if (json_arena_parse(a, body, len, 0, &root, e) < 0)
+        return err_prefix(e, "request body: ");
+    if (!cJSON_IsObject(root))
+        return err_set(e, "request body: expected an ExtenderBindingArgs "
+                          "object");
+    for (i = 0; i < 4; i++) {
+        const cJSON *v = member(root, keys[i]);
+
+        if (v && !cJSON_IsNull(v) && !cJSON_IsString(v))
+            return err_set(e, "%s: expected a string", keys[i]);
+        *out[i] = v && cJSON_IsString(v) ? v->valuestring : "";
+    }
+    if (!*b->pod_name || !*b->node)
+        return err_set(e, "%s: missing", !*b->pod_name ? "PodName" : "Node");
+    if (!*b->pod_namespace)
+        b->pod_namespace = "default";
+    return 0;
+}
+
+char *ext_binding_result(const char *error, size_t *out_len)
+{
+    struct jsonw w;
+
+    jsonw_init(&w, 0);
+    jsonw_begin_object(&w);
+    jsonw_key(&w, "Error");
+    jsonw_string(&w, error ? error : "");
     jsonw_end_object(&w);
     return jsonw_take(&w, out_len);
 }

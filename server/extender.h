@@ -12,7 +12,7 @@
 
 #include "kube/json_scan.h"
 #include "kube/types.h"
-#include "server/state.h"
+#include "server/evaluate.h"
 
 /* A decoded ExtenderArgs. Strings and objects live in the arena. */
 struct ext_args {
@@ -53,8 +53,9 @@ struct ext_stats {
  * objects are used (with the cache's pods) and the passing items are
  * echoed byte for byte. Problems are reported in Error.
  */
-char *ext_filter(const struct app_state *st, struct arena *a, const char *body,
-                 size_t len, size_t *out_len, struct ext_stats *stats);
+char *ext_filter(const struct eval_plans *plans, const struct cluster *cl,
+                 struct arena *a, const char *body, size_t len, size_t *out_len,
+                 struct ext_stats *stats);
 
 /* An ExtenderFilterResult carrying only Error. */
 char *ext_filter_error(const char *msg, size_t *out_len);
@@ -65,9 +66,9 @@ char *ext_filter_error(const char *msg, size_t *out_len);
  * scaled to 0..10 (see ext_scale_score), or the raw totals when raw is set.
  * NULL with e set on a bad request or a plugin error.
  */
-char *ext_prioritize(const struct app_state *st, struct arena *a,
-                     const char *body, size_t len, bool raw, size_t *out_len,
-                     struct err *e);
+char *ext_prioritize(const struct eval_plans *plans, const struct cluster *cl,
+                     struct arena *a, const char *body, size_t len, bool raw,
+                     size_t *out_len, struct err *e);
 
 /*
  * Answer a preempt request (ExtenderPreemptionArgs, victims as full pods
@@ -77,8 +78,24 @@ char *ext_prioritize(const struct app_state *st, struct arena *a,
  * nodes the cache does not know, are never returned. NULL with e set on a
  * bad request.
  */
-char *ext_preempt(const struct app_state *st, struct arena *a, const char *body,
-                  size_t len, size_t *out_len, struct err *e);
+char *ext_preempt(const struct eval_plans *plans, const struct cluster *cl,
+                  struct arena *a, const char *body, size_t len,
+                  size_t *out_len, struct err *e);
+
+/* A decoded ExtenderBindingArgs; strings live in the arena. */
+struct ext_binding {
+    const char *pod_name;
+    const char *pod_namespace; /* "default" when empty */
+    const char *pod_uid;       /* "" when absent */
+    const char *node;
+};
+
+/* Decode a bind request (keys case-insensitive). 0, or -1 with e set. */
+int ext_decode_binding(struct arena *a, const char *body, size_t len,
+                       struct ext_binding *b, struct err *e);
+
+/* An ExtenderBindingResult: {"Error": error} ("" on success). */
+char *ext_binding_result(const char *error, size_t *out_len);
 
 /*
  * The 0..10 extender score of a node's weighted total: the weighted

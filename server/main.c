@@ -2,6 +2,7 @@
  * main.c: the kube-policy-extender command line. Dispatches to one
  * subcommand; `serve` is the default when the first argument is an option.
  */
+#include <curl/curl.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,6 +39,9 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     const struct cli_command *c;
+
+    /* Once, before any thread: libcurl (the API client) needs it. */
+    curl_global_init(CURL_GLOBAL_DEFAULT);
 
     if (argc < 2 || argv[1][0] == '-') {
         if (argc >= 2 &&

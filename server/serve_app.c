@@ -10,12 +10,33 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "kube/cache.h"
+#include "kube/client.h"
 #include "policy/policy.h"
 #include "server/extender.h"
 #include "server/feature_gates.h"
 #include "server/http.h"
 #include "server/log.h"
+
+/*
+ * The cluster a request evaluates against: the live cache (read-locked
+ * until cluster_release) or the state's static snapshot.
+ */
+static const struct cluster *cluster_acquire(struct serve_ctx *ctx,
+                                             const struct app_state *st)
+{
+    if (ctx->cache)
+        return kube_cache_read_lock(ctx->cache);
+    return &st->cluster->cluster;
+}
+
+static void cluster_release(struct serve_ctx *ctx)
+{
+    if (ctx->cache)
+        kube_cache_read_unlock(ctx->cache);
+}
 
 static struct app_state *state_or_reply(struct server *s,
                                         struct srv_response *resp)
@@ -55,23 +76,47 @@ static void on_filter(struct server *s, const struct srv_request *req,
     struct serve_ctx *ctx = s->app;
     struct app_state *st = app_acquire(&ctx->app);
     struct ext_stats stats = { 0 };
+    const struct cluster *cl;
     size_t len = 0;
     char *out;
 
     (void)arg;
-    out =
-        st ? ext_filter(st, req->arena, req->body, req->body_len, &len, &stats)
-           : ext_filter_error("extender not ready: policy not loaded", &len);
+    if (!st) {
+        out = ext_filter_error("extender not ready: policy not loaded", &len);
+        srv_reply_owned(resp, 200, "application/json", out, len);
+        return;
+    }
+    cl = cluster_acquire(ctx, st);
+    out = ext_filter(&st->plans, cl, req->arena, req->body, req->body_len, &len,
+                     &stats);
+    cluster_release(ctx);
     /* Names in stats belong to the policy: record before releasing it. */
     record_filter_stats(s, ctx, &stats);
     app_release(st);
     srv_reply_owned(resp, 200, "application/json", out, len);
 }
 
+/* prioritize and preempt have no Error field: a failure is a 400 whose
+ * status kube-scheduler logs (prioritize errors are ignored; preempt
+ * errors fail the preemption unless the extender is ignorable). */
+static void reply_or_400(struct srv_response *resp, const char *verb, char *out,
+                         size_t len, const struct err *e)
+{
+    if (!out) {
+        LOG_WARN("%s: %s", verb, e->msg);
+        out = ext_filter_error(e->msg, &len);
+        srv_reply_owned(resp, 400, "application/json", out, len);
+        return;
+    }
+    srv_reply_owned(resp, 200, "application/json", out, len);
+}
+
 static void on_prioritize(struct server *s, const struct srv_request *req,
                           struct srv_response *resp, void *arg)
 {
+    struct serve_ctx *ctx = s->app;
     struct app_state *st = state_or_reply(s, resp);
+    const struct cluster *cl;
     struct err e = { "" };
     size_t len = 0;
     char *out;
@@ -79,17 +124,64 @@ static void on_prioritize(struct server *s, const struct srv_request *req,
     (void)arg;
     if (!st)
         return;
-    out = ext_prioritize(st, req->arena, req->body, req->body_len,
+    cl = cluster_acquire(ctx, st);
+    out = ext_prioritize(&st->plans, cl, req->arena, req->body, req->body_len,
                          s->opts.score_scale == OPTS_SCORE_RAW, &len, &e);
+    cluster_release(ctx);
     app_release(st);
-    if (!out) {
-        /* HostPriorityList has no Error field: kube-scheduler ignores a
-         * failed prioritize call, and logs the status. */
-        LOG_WARN("prioritize: %s", e.msg);
-        srv_reply_owned(resp, 400, "application/json",
-                        ext_filter_error(e.msg, &len), len);
+    reply_or_400(resp, "prioritize", out, len, &e);
+}
+
+static void on_preempt(struct server *s, const struct srv_request *req,
+                       struct srv_response *resp, void *arg)
+{
+    struct serve_ctx *ctx = s->app;
+    struct app_state *st = state_or_reply(s, resp);
+    const struct cluster *cl;
+    struct err e = { "" };
+    size_t len = 0;
+    char *out;
+
+    (void)arg;
+    if (!st)
         return;
-    }
+    cl = cluster_acquire(ctx, st);
+    out = ext_preempt(&st->plans, cl, req->arena, req->body, req->body_len,
+                      &len, &e);
+    cluster_release(ctx);
+    app_release(st);
+    reply_or_400(resp, "preempt", out, len, &e);
+}
+
+/* bind: POST the Binding through the API client; errors go in Error. */
+static void on_bind(struct server *s, const struct srv_request *req,
+                    struct srv_response *resp, void *arg)
+{
+    struct serve_ctx *ctx = s->app;
+    struct ext_binding b;
+    struct err e = { "" };
+    const char *error = NULL;
+    size_t len = 0;
+    char *out;
+    int rc;
+
+    (void)arg;
+    if (ext_decode_binding(req->arena, req->body, req->body_len, &b, &e) < 0)
+        error = e.msg;
+    else if (!ctx->client)
+        error = "bind: no API server configured (--kubeconfig, --master or "
+                "in-cluster)";
+    else if ((rc = kube_client_bind(ctx->client, b.pod_namespace, b.pod_name,
+                                    *b.pod_uid ? b.pod_uid : NULL, b.node,
+                                    &e)) != 0)
+        error =
+            rc == KUBE_CLIENT_ALREADY_BOUND
+                ? arena_sprintf(req->arena, "pod %s/%s is already bound: %s",
+                                b.pod_namespace, b.pod_name, e.msg)
+                : e.msg;
+    if (error)
+        LOG_WARN("bind: %s", error);
+    out = ext_binding_result(error, &len);
     srv_reply_owned(resp, 200, "application/json", out, len);
 }
 
@@ -111,29 +203,6 @@ static char *policy_effective_json(const struct policy *p, size_t *len,
         return NULL;
     }
     return buf;
-}
-
-static void on_preempt(struct server *s, const struct srv_request *req,
-                       struct srv_response *resp, void *arg)
-{
-    struct app_state *st = state_or_reply(s, resp);
-    struct err e = { "" };
-    size_t len = 0;
-    char *out;
-
-    (void)arg;
-    if (!st)
-        return;
-    out = ext_preempt(st, req->arena, req->body, req->body_len, &len, &e);
-    app_release(st);
-    if (!out) {
-        /* ExtenderPreemptionResult has no Error field either. */
-        LOG_WARN("preempt: %s", e.msg);
-        srv_reply_owned(resp, 400, "application/json",
-                        ext_filter_error(e.msg, &len), len);
-        return;
-    }
-    srv_reply_owned(resp, 200, "application/json", out, len);
 }
 
 static void on_policy(struct server *s, const struct srv_request *req,
@@ -195,6 +264,7 @@ static int register_all(struct server *s, struct serve_ctx *ctx, struct err *e)
     if (srv_register_verb(s, "filter", on_filter, NULL, e) < 0 ||
         srv_register_verb(s, "prioritize", on_prioritize, NULL, e) < 0 ||
         srv_register_verb(s, "preempt", on_preempt, NULL, e) < 0 ||
+        srv_register_verb(s, "bind", on_bind, NULL, e) < 0 ||
         srv_register_route(s, "/policy", SRV_GET, on_policy, NULL, e) < 0)
         return -1;
     s->app = ctx;
@@ -215,7 +285,84 @@ static int load(struct server *s, struct serve_ctx *ctx, struct err *e)
     metrics_gauge_set(ctx->reload_time, (double)time(NULL));
     LOG_INFO("serving policy %s over %zu cluster file(s)", s->opts.policy_file,
              s->opts.n_cluster_files);
-    srv_set_ready(s, 1, NULL);
+    return 0;
+}
+
+static void kube_log(void *arg, int level, const char *msg)
+{
+    (void)arg;
+    if (level == KUBE_LOG_ERROR)
+        LOG_ERROR("%s", msg);
+    else if (level == KUBE_LOG_WARN)
+        LOG_WARN("%s", msg);
+    else
+        LOG_INFO("%s", msg);
+}
+
+/* Ready once the live cache has listed every kind; until then /readyz
+ * says what the connection reports (e.g. "nodes: HTTP 401"). */
+static void *sync_main(void *arg)
+{
+    struct serve_ctx *ctx = arg;
+    struct kube_informers_status st;
+
+    while (!atomic_load(&ctx->sync_stop)) {
+        if (kube_cache_synced(ctx->cache)) {
+            srv_set_ready(ctx->srv, 1, NULL);
+            LOG_INFO("cluster cache synced: ready");
+            return NULL;
+        }
+        kube_cache_status(ctx->cache, &st);
+        srv_set_ready(ctx->srv, 0,
+                      st.last_error[0] ? st.last_error
+                                       : "waiting for the first list of "
+                                         "every watched kind");
+        usleep(100 * 1000);
+    }
+    return NULL;
+}
+
+/* --kubeconfig, --master or in-cluster: connect, start the informers. */
+static int start_live(struct serve_ctx *ctx, struct server *s, struct err *e)
+{
+    const struct srv_options *o = &s->opts;
+    struct kube_conn_opts co = { o->kubeconfig, NULL, o->master, NULL };
+    struct kube_informer_opts io = { 0 };
+
+    if (kube_conn_resolve(&co, &ctx->conn, e) < 0)
+        return -1;
+    ctx->client = kube_client_new(&ctx->conn, NULL, e);
+    if (!ctx->client)
+        return -1;
+    ctx->cache = kube_cache_new(0, e);
+    if (!ctx->cache)
+        return -1;
+    io.log = kube_log;
+    if (kube_cache_start(ctx->cache, ctx->client, &io, e) < 0)
+        return -1;
+    if (pthread_create(&ctx->sync_thread, NULL, sync_main, ctx) != 0)
+        return err_set(e, "cannot start the cache sync watcher");
+    ctx->sync_running = true;
+    return 0;
+}
+
+/* Where the cluster comes from: files, the API server, or nothing. */
+static int cluster_source(const struct srv_options *o, bool *live,
+                          struct err *e)
+{
+    bool api = o->kubeconfig || o->master || getenv("KUBERNETES_SERVICE_HOST");
+
+    *live = false;
+    if (o->n_cluster_files && (o->kubeconfig || o->master))
+        return err_set(e, "--cluster serves a static snapshot; it cannot be "
+                          "combined with --kubeconfig or --master");
+    if (o->n_cluster_files)
+        return 0;
+    *live = api;
+    if (!api)
+        LOG_WARN("no cluster source (--cluster, --kubeconfig, --master or "
+                 "in-cluster): only requests with full Node objects can be "
+                 "decided, and without the pods on them");
     return 0;
 }
 
@@ -232,6 +379,7 @@ int serve_app_init(struct serve_ctx *ctx, struct server *s, struct err *e)
     const struct srv_options *o = &s->opts;
 
     unsigned gates = 0;
+    bool live;
 
     if (o->feature_gates && feature_gates_apply(o->feature_gates, &gates, e))
         return -1;
@@ -243,8 +391,12 @@ int serve_app_init(struct serve_ctx *ctx, struct server *s, struct err *e)
         return -1;
     srv_set_ready(s, 0, "policy and cluster not loaded");
     ctx->srv = s;
-    if (load(s, ctx, e) < 0)
+    if (cluster_source(o, &live, e) < 0 || load(s, ctx, e) < 0)
         return -1;
+    if (!live)
+        srv_set_ready(s, 1, NULL);
+    else if (start_live(ctx, s, e) < 0)
+        return err_prefix(e, "API server: ");
     if (file_watch_start(&ctx->policy_watch, o->policy_file, o->policy_watch_ms,
                          on_policy_file_change, ctx) < 0)
         return err_set(e, "cannot start the policy file watcher");
@@ -254,11 +406,21 @@ int serve_app_init(struct serve_ctx *ctx, struct server *s, struct err *e)
 void serve_app_stop(struct serve_ctx *ctx)
 {
     file_watch_stop(&ctx->policy_watch);
+    if (ctx->sync_running) {
+        atomic_store(&ctx->sync_stop, true);
+        pthread_join(ctx->sync_thread, NULL);
+        ctx->sync_running = false;
+    }
 }
 
 void serve_app_destroy(struct serve_ctx *ctx)
 {
     serve_app_stop(ctx);
+    kube_cache_free(ctx->cache);
+    kube_client_free(ctx->client);
+    kube_conn_free(&ctx->conn);
+    ctx->cache = NULL;
+    ctx->client = NULL;
     if (ctx->ready)
         app_destroy(&ctx->app);
     ctx->ready = 0;

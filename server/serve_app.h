@@ -5,13 +5,29 @@
 #ifndef SERVER_SERVE_APP_H
 #define SERVER_SERVE_APP_H
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
 #include "kube/err.h"
+#include "kube/kubeconfig.h"
 #include "server/file_watch.h"
 #include "server/server.h"
 #include "server/state.h"
 
+struct kube_client;
+struct kube_cache;
+
 struct serve_ctx {
     struct app app;
+    /* The live source (--kubeconfig, --master, in-cluster), or NULL when
+     * the cluster comes from --cluster files. */
+    struct kube_conn conn;
+    struct kube_client *client;
+    struct kube_cache *cache;
+    pthread_t sync_thread;
+    bool sync_running;
+    atomic_bool sync_stop;
     int ready; /* app initialised */
     struct metrics_counter *reloads_ok;
     struct metrics_counter *reloads_failed;

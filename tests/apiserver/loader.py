@@ -82,6 +82,10 @@ def load_file(store, path):
         if ns and obj_key(ns_res, "", ns) not in store.objs[ns_res.key]:
             store.create(ns_res, "", {"metadata": {"name": ns}},
                          kinds.namespace_create)
+        # A loaded object replaces one the double made itself (the
+        # namespaces it creates at startup), as a restore would.
+        if obj_key(res, ns, meta.get("name", "")) in store.objs[res.key]:
+            store.delete(res, ns, meta["name"])
         store.create(res, ns, obj, keep_meta=True)
         n += 1
     return n

@@ -58,4 +58,39 @@ else
     not_ok "checker ran" "exit $rc after $n lines"
 fi
 
+# The manifests are well-formed API objects: kubectl applies every
+# kustomization (and the rendered Helm objects' kinds are the same) to the
+# API-server double, and reads them back.
+python3 tests/apiserver/apiserver.py --port-file "$T_TMP/api.port" \
+    >"$T_TMP/api.log" 2>&1 &
+api=$!
+for _ in $(seq 1 100); do [ -s "$T_TMP/api.port" ] && break; sleep 0.1; done
+cat >"$T_TMP/kubeconfig" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+- name: double
+  cluster: {server: "http://127.0.0.1:$(cat "$T_TMP/api.port")"}
+users:
+- name: u
+  user: {}
+contexts:
+- name: c
+  context: {cluster: double, user: u}
+current-context: c
+KC
+K="kubectl --kubeconfig $T_TMP/kubeconfig"
+for dir in deploy/kubernetes deploy/kubernetes/bind \
+    deploy/scheduler/second-scheduler deploy/scheduler/standalone; do
+    run "kubectl apply -k $dir" 0 $K apply -k "$dir"
+done
+run "the extender Deployment is in the API" 0 $K get deployments -A -o name
+contains "extender Deployment applied" out "deployment"
+run "its ConfigMap carries the policy" 0 $K get configmaps -A -o json
+contains "policy in the ConfigMap" out "GeneralPredicates"
+run "RBAC objects applied" 0 $K get clusterroles -o name
+contains "a ClusterRole for the cache" out "clusterrole"
+kill "$api"
+wait "$api" 2>/dev/null
+
 finish

@@ -118,4 +118,16 @@ while read -r kind name what; do
     fi
 done <"$T_TMP/loadable"
 
+# docs/POLICY-REFERENCE.md embeds `list` verbatim.
+run "list for the reference page" 0 "$KPE_BIN" list
+python3 - docs/POLICY-REFERENCE.md "$T_TMP/out" <<'PY'
+import re, sys
+page = open(sys.argv[1]).read()
+block = re.search(r"```\n(.*?)```", page, re.S).group(1)
+sys.exit(0 if block == open(sys.argv[2]).read() else 1)
+PY
+if [ $? -eq 0 ]; then ok "docs/POLICY-REFERENCE.md matches list"; else
+    not_ok "docs/POLICY-REFERENCE.md matches list" \
+        "regenerate it from kube-policy-extender list"; fi
+
 finish

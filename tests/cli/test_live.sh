@@ -33,7 +33,7 @@ K="kubectl --kubeconfig $T_TMP/kubeconfig"
 srv=$!
 port=""
 for _ in $(seq 1 200); do
-    port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$T_TMP/serve.log" | head -n 1)
+    port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$T_TMP/serve.log" 2>/dev/null | head -n 1)
     [ -n "$port" ] && curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break
     sleep 0.1
 done
@@ -97,13 +97,21 @@ run "bind with a malformed body" 0 curl -sf -X POST "$url/bind" -d '{"PodName":1
 contains "bad bind bodies name the field" out '"Error":"PodName: expected a string"'
 kill "$srv"; wait "$srv"
 
+# The README's "why is my pod pending" recipe, against the same API server.
+run "README: snapshot with kubectl" 0 $K get nodes,pods,services,replicationcontrollers,replicasets,statefulsets,pv,pvc,storageclasses,csinodes,namespaces -A -o json
+cp "$T_TMP/out" "$T_TMP/snapshot.json"
+run "README: explain on the snapshot" 0 "$KPE_BIN" explain --policy "$D/policy.json" \
+    --cluster "$T_TMP/snapshot.json" --pod "$D/pods/high-comm.json"
+contains "the cordoned node is explained" out "rdma-2      no               -  CheckNodeUnschedulable: node(s) were unschedulable"
+contains "explain selects the remaining RDMA node" out "Selected: rdma-1"
+
 # Unreachable and unauthorised API servers are reported, not hidden.
 "$KPE_BIN" serve --listen 127.0.0.1:0 --policy "$D/policy.json" \
     --master http://127.0.0.1:1 2>"$T_TMP/dead.log" &
 srv=$!
 port=""
 for _ in $(seq 1 100); do
-    port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$T_TMP/dead.log" | head -n 1)
+    port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$T_TMP/dead.log" 2>/dev/null | head -n 1)
     [ -n "$port" ] && break
     sleep 0.1
 done

@@ -18,7 +18,7 @@ contains "INI example keeps its custom predicate" out "HighCommPodFilter"
 srv=$!
 port=""
 for _ in $(seq 1 100); do
-    port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$T_TMP/serve.log" | head -n 1)
+    port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$T_TMP/serve.log" 2>/dev/null | head -n 1)
     [ -n "$port" ] && curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break
     sleep 0.1
 done

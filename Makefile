@@ -117,7 +117,7 @@ run: $(BIN)
 	    --policy deploy/demo/policy.json --cluster deploy/demo/cluster.json
 
 # One run, one closing "N passed, M failed" line over both flavours.
-test: $(OPT_TESTS) $(SAN_TESTS) $(TSAN_TESTS) $(BIN)
+test: $(OPT_TESTS) $(SAN_TESTS) $(TSAN_TESTS) $(BIN) format-check
 	@KPE_BIN=$(BIN) sh tests/run.sh $(OPT_TESTS) $(SAN_TESTS) $(TSAN_TESTS)
 
 test-opt: $(OPT_TESTS) $(BIN)
@@ -135,8 +135,9 @@ FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 format:
 	clang-format -i $(FORMAT_SRCS)
 
-format-check:
-	clang-format --dry-run --Werror $(FORMAT_SRCS)
+format-check: | deps
+	@clang-format --dry-run --Werror $(FORMAT_SRCS) && \
+	    echo "format-check: $(words $(FORMAT_SRCS)) files clang-formatted"
 
 clean:
 	rm -rf build bin

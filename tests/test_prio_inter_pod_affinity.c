@@ -448,8 +448,8 @@ inter_pod_affinity_should_weigh_hard_terms_of_existing_pods(void **state)
 
         args.u.inter_pod.hard_pod_affinity_weight = hard_cases[i].weight;
         bad += ptf_run_case("InterPodAffinity",
-                           hard_cases[i].weight < 0 ? NULL : &args,
-                           &hard_cases[i].c);
+                            hard_cases[i].weight < 0 ? NULL : &args,
+                            &hard_cases[i].c);
     }
     assert_int_equal(bad, 0);
 }

@@ -354,12 +354,12 @@ static void spread_should_score_neutral_without_soft_constraints(void **state)
     for (i = 0; i < sizeof(neutral_list_cases) / sizeof(neutral_list_cases[0]);
          i++)
         bad += ptf_run_case("PodTopologySpread", &list_args,
-                           &neutral_list_cases[i]);
+                            &neutral_list_cases[i]);
     for (i = 0;
          i < sizeof(neutral_system_cases) / sizeof(neutral_system_cases[0]);
          i++)
         bad += ptf_run_case("PodTopologySpread", &system_args,
-                           &neutral_system_cases[i]);
+                            &neutral_system_cases[i]);
     assert_int_equal(bad, 0);
 }
 
@@ -606,8 +606,8 @@ static void spread_should_match_reference_examples(void **state)
 
     (void)state;
     for (i = 0; i < sizeof(reference_cases) / sizeof(reference_cases[0]); i++)
-        bad +=
-            ptf_run_case("PodTopologySpread", &system_args, &reference_cases[i]);
+        bad += ptf_run_case("PodTopologySpread", &system_args,
+                            &reference_cases[i]);
     assert_int_equal(bad, 0);
 }
 

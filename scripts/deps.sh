@@ -9,7 +9,10 @@ MODULES="libevent:libevent-dev libevent_pthreads:libevent-dev
 libevent_openssl:libevent-dev libcjson:libcjson-dev inih:libinih-dev
 libcurl:libcurl4-openssl-dev yaml-0.1:libyaml-dev cmocka:libcmocka-dev
 openssl:libssl-dev"
-TOOLS="pkg-config:pkg-config cc:gcc make:make curl:curl python3:python3"
+TOOLS="pkg-config:pkg-config cc:gcc make:make curl:curl python3:python3
+clang:clang"
+# libFuzzer runtime (make fuzz, and the fuzz smoke run by make test)
+FUZZER_PKG=libclang-rt-14-dev
 
 missing=""
 for tool in $TOOLS; do
@@ -23,6 +26,10 @@ for m in $MODULES; do
         missing="$missing ${m#*:}"
     fi
 done
+if ! command -v clang >/dev/null 2>&1 ||
+    ! [ -f "$(clang -print-file-name="libclang_rt.fuzzer-$(uname -m).a")" ]; then
+    missing="$missing $FUZZER_PKG"
+fi
 
 if [ -z "$missing" ]; then
     echo "deps: all build dependencies are installed"

@@ -13,9 +13,9 @@
 /*
  * The path of a repository file: rel when it is readable from the current
  * directory (make runs the targets from the root), else rel next to the
- * binary's repository (build/fuzz/<target> -> ../../rel). Memory: static
- * per call site is not needed, the result is malloc'd and kept for the
- * life of the process. Exits when the file cannot be found.
+ * binary's repository (build/fuzz/<target> -> ../../rel). The result is
+ * rel itself or malloc'd and kept for the life of the process. Exits when
+ * the file cannot be found.
  */
 static inline const char *fuzz_repo_path(const char *argv0, const char *rel)
 {

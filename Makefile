@@ -218,3 +218,52 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/kube-policy-extender \
 	    $(DESTDIR)$(SYSTEMDDIR)/kube-policy-extender.service
 	rm -rf $(DESTDIR)$(SHAREDIR)
+
+# ---- libFuzzer targets (tests/fuzz/README.md) ----
+# The library is rebuilt with clang into build/fuzz/obj (never the gcc
+# objects): sanitizer coverage (fuzzer-no-link), ASan and UBSan. Each
+# tests/fuzz/fuzz_<area>.c becomes build/fuzz/fuzz_<area>.
+#   make fuzz                 every target for FUZZ_SECONDS (default 60)
+#   make fuzz-smoke           every target for FUZZ_SMOKE_SECONDS (default 5)
+#   make fuzz FUZZ_TARGETS=fuzz_quantity   one target
+# New inputs go to build/fuzz/corpus/<target>; the seeds in
+# tests/fuzz/corpus/<target> are only read. Crashes land in
+# build/fuzz/artifacts/.
+FUZZ_CC            ?= clang
+FUZZ_SECONDS       ?= 60
+FUZZ_SMOKE_SECONDS ?= 5
+FUZZ_SAN   := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+              -fno-sanitize-recover=all
+FUZZ_SRCS  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_ALL   := $(patsubst tests/fuzz/%.c,%,$(FUZZ_SRCS))
+FUZZ_TARGETS ?= $(FUZZ_ALL)
+FUZZ_BINS  := $(patsubst %,build/fuzz/%,$(FUZZ_ALL))
+FUZZ_OBJS  := $(patsubst %.c,build/fuzz/obj/%.o,$(LIB_SRCS))
+
+.PHONY: fuzz fuzz-build fuzz-smoke
+
+build/fuzz/obj/%.o: %.c | deps
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  CC-FUZZ $<")
+	$(Q)$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+	    $(PKG_CFLAGS) -c $< -o $@
+
+build/fuzz/libkpe.a: $(FUZZ_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_BINS): build/fuzz/%: build/fuzz/obj/tests/fuzz/%.o build/fuzz/libkpe.a
+	@$(if $(V),,echo "  LD-FUZZ $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< \
+	    $(call WHOLE,build/fuzz/libkpe.a) $(PKG_LIBS)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-smoke: fuzz-build
+	@sh tests/fuzz/run.sh $(FUZZ_SMOKE_SECONDS) $(FUZZ_TARGETS)
+
+# Every target that runs tests/cli/*.sh needs the fuzz binaries for
+# tests/cli/test_fuzz_smoke.sh.
+test test-opt test-san: fuzz-build

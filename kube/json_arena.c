@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,16 +209,18 @@ static long hex4(const unsigned char *p)
 /*
  * Validate a string body that has escapes or non-UTF-8 bytes, from s (just
  * after the opening quote) to the closing quote, stored in *q. *bad counts
- * the bytes that are not valid UTF-8: each becomes a 3-byte U+FFFD.
+ * the bytes that are not valid UTF-8: each becomes a 3-byte U+FFFD. *nl is
+ * set when an escape decodes to a line feed (\n, \u000a).
  */
 static int string_scan_slow(struct jp *j, const unsigned char *s,
-                            const unsigned char **q, size_t *bad)
+                            const unsigned char **q, size_t *bad, bool *nl)
 {
     const unsigned char *p = s, *end = j->end;
     size_t n;
     int i;
 
     *bad = 0;
+    *nl = false;
     for (; p < end; p++) {
         unsigned c = *p;
 
@@ -246,9 +249,12 @@ static int string_scan_slow(struct jp *j, const unsigned char *s,
                 if (hex_val(p[i]) < 0)
                     return fail_at(j, p - 1, "invalid \\u escape in string");
             }
+            *nl = *nl || hex4(p + 1) == '\n';
             p += 4;
         } else if (!strchr("\"\\/bfnrt", (int)*p) || *p == 0) {
             return fail_at(j, p - 1, "invalid escape in string");
+        } else if (*p == 'n') {
+            *nl = true;
         }
     }
     return fail_eof(j);
@@ -344,11 +350,17 @@ static char *string_slow(struct jp *j, const unsigned char *s)
 {
     const unsigned char *q = s;
     size_t bad, n;
+    bool nl;
     char *o;
 
-    if (string_scan_slow(j, s, &q, &bad) < 0)
+    if (string_scan_slow(j, s, &q, &bad, &nl) < 0)
         return NULL;
-    if (j->situ && bad == 0) {
+    /*
+     * In situ, a decoded line feed would stay in the buffer and shift the
+     * line and column of a later error (fail_at counts them): such strings
+     * go to the pool like those that grow.
+     */
+    if (j->situ && bad == 0 && !nl) {
         o = (char *)j->situ + (s - j->buf);
         n = string_decode(s, q, o);
     } else {

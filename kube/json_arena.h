@@ -70,9 +70,11 @@ int json_arena_parse(struct arena *a, const char *buf, size_t len,
  * json_arena_parse, decoding strings in place: keys and string values
  * point into buf (each is NUL-terminated where its closing quote was), so
  * buf must stay alive and unchanged as long as the tree is used. Number
- * texts, and strings holding invalid UTF-8 (which grows into U+FFFD), go
- * to the arena. buf is modified even when parsing fails. Faster than
- * copying when the caller owns a writable copy of the body anyway.
+ * texts, strings holding invalid UTF-8 (which grows into U+FFFD), and
+ * strings with an escaped line feed (kept out of buf so error lines and
+ * columns stay those of the input), go to the arena. buf is modified even
+ * when parsing fails. Faster than copying when the caller owns a writable
+ * copy of the body anyway.
  */
 int json_arena_parse_in_situ(struct arena *a, char *buf, size_t len,
                              unsigned flags, struct cJSON **out, struct err *e);

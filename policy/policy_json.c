@@ -402,9 +402,14 @@ static int rtcr_res(struct jctx *c, const cJSON *v, void *o, const char *p)
 {
     struct policy_prio_arg *a = o;
 
-    return get_objects(c, v, p, sizeof(*a->resources), res_fields,
-                       NF(res_fields), false, (void **)&a->resources,
-                       &a->n_resources);
+    if (get_objects(c, v, p, sizeof(*a->resources), res_fields, NF(res_fields),
+                    false, (void **)&a->resources, &a->n_resources))
+        return -1;
+    /* A resource without a name (or null) has Go's zero value: "". */
+    for (size_t i = 0; i < a->n_resources; i++)
+        if (!a->resources[i].name)
+            a->resources[i].name = "";
+    return 0;
 }
 static const struct jfield rtcr_fields[] = {
     { "shape", rtcr_shape },

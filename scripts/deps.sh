@@ -10,9 +10,11 @@ libevent_openssl:libevent-dev libcjson:libcjson-dev inih:libinih-dev
 libcurl:libcurl4-openssl-dev yaml-0.1:libyaml-dev cmocka:libcmocka-dev
 openssl:libssl-dev"
 TOOLS="pkg-config:pkg-config cc:gcc make:make curl:curl python3:python3
-kubectl:kubectl openssl:openssl clang-format:clang-format"
+kubectl:kubectl openssl:openssl clang-format:clang-format clang:clang"
 # python3 module -> Debian package (tests/deploy reads YAML)
 PYMODULES="yaml:python3-yaml"
+# libFuzzer runtime (make fuzz, and the fuzz smoke run by make test)
+FUZZER_PKG=libclang-rt-14-dev
 
 missing=""
 for tool in $TOOLS; do
@@ -32,6 +34,10 @@ for m in $MODULES; do
         missing="$missing ${m#*:}"
     fi
 done
+if ! command -v clang >/dev/null 2>&1 ||
+    ! [ -f "$(clang -print-file-name="libclang_rt.fuzzer-$(uname -m).a")" ]; then
+    missing="$missing $FUZZER_PKG"
+fi
 
 if [ -z "$missing" ]; then
     echo "deps: all build dependencies are installed"

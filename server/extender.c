@@ -15,6 +15,7 @@
 
 #include "kube/json_arena.h"
 #include "kube/json_scan.h"
+#include "kube/json_walk.h"
 #include "kube/json_writer.h"
 #include "kube/parse.h"
 #include "policy/policy.h"
@@ -470,8 +471,15 @@ static int decode_victims(struct arena *a, const cJSON *v, bool meta,
 
     if (!cJSON_IsObject(v))
         return err_set(e, "%s: expected an object", out->node);
-    if (pdb && cJSON_IsNumber(pdb))
-        out->num_pdb_violations = (int64_t)pdb->valuedouble;
+    if (pdb && cJSON_IsNumber(pdb)) {
+        struct jw w;
+
+        /* An int64 in Go: a number out of its range is an error. */
+        jw_init(&w, a, e, out->node);
+        jw_push(&w, "NumPDBViolations");
+        if (jw_as_int64(&w, pdb, &out->num_pdb_violations) < 0)
+            return -1;
+    }
     if (!pods || cJSON_IsNull(pods))
         return 0;
     if (!cJSON_IsArray(pods))

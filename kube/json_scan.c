@@ -18,14 +18,27 @@ static size_t skip_ws(const char *b, size_t len, size_t p)
 /* p at an opening quote: the offset just past the closing quote. */
 static size_t skip_string(const char *b, size_t len, size_t p)
 {
-    for (p++; p < len; p++) {
-        if (b[p] == '\\')
-            p++;
-        else if (b[p] == '"')
-            return p + 1;
+    for (p++; p < len;) {
+        const char *q = memchr(b + p, '"', len - p);
+        size_t bs = 0, at;
+
+        if (!q)
+            return len;
+        at = (size_t)(q - b);
+        /* Escaped when preceded by an odd run of backslashes. */
+        while (at - bs > p && b[at - bs - 1] == '\\')
+            bs++;
+        if (bs % 2 == 0)
+            return at + 1;
+        p = at + 1;
     }
     return len;
 }
+
+/* Bytes that matter outside strings when skipping a container. */
+static const unsigned char structural[256] = {
+    ['"'] = 1, ['{'] = 2, ['['] = 2, ['}'] = 3, [']'] = 3,
+};
 
 struct json_span json_scan_value(const char *b, size_t len, size_t pos)
 {
@@ -48,19 +61,24 @@ struct json_span json_scan_value(const char *b, size_t len, size_t pos)
         s.end = p;
         return s;
     }
-    for (; p < len; p++) {
-        char c = b[p];
+    while (p < len) {
+        unsigned char k = structural[(unsigned char)b[p]];
 
-        if (c == '"') {
-            p = skip_string(b, len, p) - 1;
-        } else if (c == '{' || c == '[') {
-            depth++;
-        } else if (c == '}' || c == ']') {
-            if (--depth == 0) {
-                s.end = p + 1;
-                return s;
-            }
+        if (!k) {
+            p++;
+            continue;
         }
+        if (k == 1) {
+            p = skip_string(b, len, p);
+            continue;
+        }
+        if (k == 2) {
+            depth++;
+        } else if (--depth == 0) {
+            s.end = p + 1;
+            return s;
+        }
+        p++;
     }
     s.end = len;
     return s;

@@ -22,30 +22,43 @@ void jw_init(struct jw *w, struct arena *a, struct err *e, const char *prefix)
     }
 }
 
-static size_t append(struct jw *w, const char *fmt, const char *s, size_t i)
+/* Append n bytes of s to the path (cut at its end); returns the mark. */
+static size_t append(struct jw *w, const char *s, size_t n)
 {
     size_t mark = w->len;
-    size_t room = sizeof(w->path) - w->len;
-    int n;
+    size_t room = sizeof(w->path) - 1 - w->len;
 
-    if (s)
-        n = snprintf(w->path + w->len, room, fmt, s);
-    else
-        n = snprintf(w->path + w->len, room, fmt, i);
-    if (n < 0)
-        n = 0;
-    w->len += (size_t)n < room ? (size_t)n : room - 1;
+    if (n > room)
+        n = room;
+    memcpy(w->path + w->len, s, n);
+    w->len += n;
+    w->path[w->len] = '\0';
     return mark;
 }
 
+/* Paths are built for every field walked, so no printf here. */
 size_t jw_push(struct jw *w, const char *key)
 {
-    return append(w, w->len ? ".%s" : "%s", key, 0);
+    size_t mark = w->len;
+
+    if (w->len)
+        append(w, ".", 1);
+    append(w, key, strlen(key));
+    return mark;
 }
 
 size_t jw_push_index(struct jw *w, size_t i)
 {
-    return append(w, "[%zu]", NULL, i);
+    char buf[24];
+    size_t n = sizeof(buf);
+
+    buf[--n] = ']';
+    do {
+        buf[--n] = (char)('0' + i % 10);
+        i /= 10;
+    } while (i);
+    buf[--n] = '[';
+    return append(w, buf + n, sizeof(buf) - n);
 }
 
 void jw_pop(struct jw *w, size_t mark)

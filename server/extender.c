@@ -105,7 +105,7 @@ static int decode_names(struct arena *a, const cJSON *names, struct ext_args *x,
 }
 
 int ext_decode_args(struct arena *a, const char *body, size_t len,
-                    struct ext_args *x, struct err *e)
+                    bool want_spans, struct ext_args *x, struct err *e)
 {
     cJSON *root = NULL;
     const cJSON *pod, *nodes, *names;
@@ -126,7 +126,8 @@ int ext_decode_args(struct arena *a, const char *body, size_t len,
         x->has_nodes = true;
         if (decode_nodes(a, nodes, x, e) < 0)
             return -1;
-        find_node_spans(body, len, x);
+        if (want_spans)
+            find_node_spans(body, len, x);
     }
     if (names && !cJSON_IsNull(names)) {
         x->has_names = true;
@@ -319,7 +320,7 @@ char *ext_filter(const struct eval_plans *plans, const struct cluster *cl,
     size_t n = 0, i;
 
     jsonw_init(&w, 0);
-    if (ext_decode_args(a, body, len, &x, &e) < 0)
+    if (ext_decode_args(a, body, len, true, &x, &e) < 0)
         goto fail;
     if (!x.has_nodes && !x.has_names) {
         err_set(&e, "Nodes and NodeNames are both null: nothing to filter");
@@ -424,7 +425,7 @@ char *ext_prioritize(const struct eval_plans *plans, const struct cluster *cl,
     size_t n = 0, i;
     int64_t weights = sum_weights(&plans->prio);
 
-    if (ext_decode_args(a, body, len, &x, e) < 0)
+    if (ext_decode_args(a, body, len, false, &x, e) < 0)
         return NULL;
     nodes = resolve_nodes(a, cl, &x, &n);
     if (!nodes) {

@@ -27,11 +27,12 @@ struct ext_args {
 };
 
 /*
- * Decode an ExtenderArgs body (keys case-insensitive, exact case first).
+ * Decode an ExtenderArgs body (keys case-insensitive, exact case first);
+ * with want_spans, also find each node item's bytes (for echoing them).
  * Returns 0, or -1 with e naming the path ("Nodes.items[3].status...").
  */
 int ext_decode_args(struct arena *a, const char *body, size_t len,
-                    struct ext_args *x, struct err *e);
+                    bool want_spans, struct ext_args *x, struct err *e);
 
 #define EXT_STATS_MAX_PREDICATES 64
 

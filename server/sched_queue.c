@@ -328,6 +328,7 @@ static enum sched_qadd update(struct sched_queue *q, struct sched_qitem *it,
 {
     bool changed = it->spec_hash != spec_hash;
 
+    it->deleted = false; /* it exists (again) */
     if (q->free_payload && it->payload)
         q->free_payload(it->payload);
     it->payload = payload;
@@ -399,6 +400,34 @@ void sched_queue_delete(struct sched_queue *q, const char *key)
         return;
     }
     drop(q, it);
+}
+
+size_t sched_queue_drop_unmarked(struct sched_queue *q, unsigned mark)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < q->n_slots; i++) {
+        struct sched_qitem **pp = &q->slots[i];
+
+        while (*pp) {
+            struct sched_qitem *it = *pp;
+
+            if (it->mark == mark || it->state == SCHED_Q_IN_FLIGHT) {
+                if (it->mark != mark) {
+                    it->deleted = true;
+                    n++;
+                }
+                pp = &it->next;
+                continue;
+            }
+            *pp = it->next;
+            q->n_items--;
+            detach(q, it);
+            item_free(q, it);
+            n++;
+        }
+    }
+    return n;
 }
 
 struct sched_qitem *sched_queue_pop(struct sched_queue *q)

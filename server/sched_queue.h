@@ -44,6 +44,7 @@ struct sched_qitem {
     enum sched_qstate state;
     bool deleted;       /* deleted or bound elsewhere while in flight */
     char *last_message; /* the last failure message reported (or NULL) */
+    unsigned mark;      /* the owner's: e.g. the list that last saw it */
 
     /* private */
     uint64_t seq;
@@ -136,6 +137,12 @@ double sched_queue_flush(struct sched_queue *q, double now);
 
 /* The backoff after `attempts` attempts: initial * 2^(attempts-1), capped. */
 double sched_queue_backoff(const struct sched_queue *q, int attempts);
+
+/*
+ * Delete (as sched_queue_delete) every item whose mark differs from
+ * mark: a relist did not mention them. Returns how many.
+ */
+size_t sched_queue_drop_unmarked(struct sched_queue *q, unsigned mark);
 
 /* Items by state. */
 size_t sched_queue_len(const struct sched_queue *q, enum sched_qstate s);

@@ -267,3 +267,9 @@ fuzz-smoke: fuzz-build
 # Every target that runs tests/cli/*.sh needs the fuzz binaries for
 # tests/cli/test_fuzz_smoke.sh.
 test test-opt test-san: fuzz-build
+
+# Throughput of `schedule` against the API-server double: 5,000 nodes,
+# 10,000 pending pods, the API rate limit lifted (not part of `make test`).
+.PHONY: bench-sched
+bench-sched: $(BIN)
+	bash bench/sched_throughput.sh

@@ -83,6 +83,18 @@ struct kube_cache {
     unsigned listed; /* written under the write lock */
     atomic_bool synced;
     struct kube_informers *infs;
+
+    /* Pods a scheduler assumed onto a node (kube_cache_assume_pod). */
+    struct assumed **assumed;
+    size_t a_slots, n_assumed;
+};
+
+/* An assumed pod: a compact copy with nodeName set, accounted on it. */
+struct assumed {
+    struct assumed *next;
+    struct kube_pod *pod;
+    uint64_t hash;
+    double deadline; /* expiry once its binding finished; 0 while binding */
 };
 
 /* ---- objects by kind ---- */
@@ -488,10 +500,20 @@ static void set_obj(struct kube_cache *c, struct entry *e, struct prep *p)
     c->object_bytes += p->bytes;
 }
 
+static void drop_assumed(struct kube_cache *c, const char *ns,
+                         const char *name);
+
 static int upsert(struct kube_cache *c, enum kube_kind k, struct prep *p,
                   struct garbage *g)
 {
-    struct entry *e = find(c, k, p->ns, p->name);
+    struct entry *e;
+
+    /* The API server now says where the pod is: the assumption is over. */
+    if (k == KUBE_KIND_POD && c->n_assumed &&
+        ((const struct kube_pod *)p->obj)->node_name &&
+        *((const struct kube_pod *)p->obj)->node_name)
+        drop_assumed(c, p->ns, p->name);
+    e = find(c, k, p->ns, p->name);
 
     if (e) {
         if (trash_mem(g, e->mem, e->is_arena) < 0)
@@ -541,6 +563,8 @@ static int delete_entry(struct kube_cache *c, struct entry *e,
         g->cap_ents = cap;
     }
     g->ents[g->n_ents++] = e;
+    if (k == KUBE_KIND_POD && c->n_assumed)
+        drop_assumed(c, e->ns, e->name);
     if (k == KUBE_KIND_POD)
         unaccount(c, e);
     if (k == KUBE_KIND_NODE && remove_node(c, e->name) < 0)
@@ -732,6 +756,16 @@ void kube_cache_free(struct kube_cache *c)
     for (i = 0; i < N_KIND_SLOTS; i++)
         free(c->kinds[i].ents);
     free(c->table);
+    for (i = 0; i < c->a_slots; i++) {
+        struct assumed *a = c->assumed[i], *next;
+
+        for (; a; a = next) {
+            next = a->next;
+            free(a->pod);
+            free(a);
+        }
+    }
+    free(c->assumed);
     cluster_free(&c->cluster);
     pthread_rwlock_destroy(&c->lock);
     free(c);
@@ -814,4 +848,170 @@ void kube_cache_stats(struct kube_cache *c, struct kube_cache_stats *out)
     out->object_bytes = c->object_bytes;
     out->orphan_pods = c->cluster.n_orphan_pods;
     pthread_rwlock_unlock(&c->lock);
+}
+
+/* ---- assumed pods (write lock held unless noted) ---- */
+
+static struct assumed **assumed_slot(struct kube_cache *c, const char *ns,
+                                     const char *name, uint64_t h)
+{
+    struct assumed **pp;
+
+    if (!c->a_slots)
+        return NULL;
+    for (pp = &c->assumed[h & (c->a_slots - 1)]; *pp; pp = &(*pp)->next) {
+        const struct kube_pod *p = (*pp)->pod;
+
+        if ((*pp)->hash == h && str_eq(p->name, name) &&
+            str_eq(p->namespace, ns))
+            return pp;
+    }
+    return pp;
+}
+
+static int assumed_grow(struct kube_cache *c)
+{
+    size_t n = c->a_slots ? c->a_slots * 2 : 256, i;
+    struct assumed **t = calloc(n, sizeof(*t));
+
+    if (!t)
+        return -1;
+    for (i = 0; i < c->a_slots; i++) {
+        struct assumed *a = c->assumed[i], *next;
+
+        for (; a; a = next) {
+            next = a->next;
+            a->next = t[a->hash & (n - 1)];
+            t[a->hash & (n - 1)] = a;
+        }
+    }
+    free(c->assumed);
+    c->assumed = t;
+    c->a_slots = n;
+    return 0;
+}
+
+/* Unaccount and free the assumed copy of ns/name, if any. */
+static void drop_assumed(struct kube_cache *c, const char *ns, const char *name)
+{
+    struct assumed **pp =
+        assumed_slot(c, ns, name, key_hash(KUBE_KIND_POD, ns, name));
+    struct assumed *a = pp ? *pp : NULL;
+
+    if (!a)
+        return;
+    *pp = a->next;
+    c->n_assumed--;
+    cluster_remove_pod(&c->cluster, a->pod);
+    free(a->pod);
+    free(a);
+}
+
+int kube_cache_assume_pod(struct kube_cache *c, const struct kube_pod *pod,
+                          const char *node)
+{
+    struct kube_pod tmp = *pod;
+    struct assumed *a = calloc(1, sizeof(*a)), **pp;
+    const struct entry *real;
+    size_t size;
+    int rc = -1;
+
+    tmp.node_name = node;
+    if (!a || !(a->pod = kube_pod_compact(&tmp, 0, &size))) {
+        free(a);
+        return -1;
+    }
+    a->hash = key_hash(KUBE_KIND_POD, pod->namespace, pod->name);
+    pthread_rwlock_wrlock(&c->lock);
+    drop_assumed(c, pod->namespace, pod->name);
+    real = find(c, KUBE_KIND_POD, pod->namespace, pod->name);
+    if (real && real->pod_state != POD_NONE) {
+        rc = KUBE_CACHE_POD_BOUND; /* the watch already placed it */
+        goto out;
+    }
+    if (c->n_assumed + 1 > c->a_slots && assumed_grow(c) < 0)
+        goto out;
+    rc = cluster_add_pod(&c->cluster, a->pod);
+    if (rc == 0) /* no such node (any more): not an orphan of ours */
+        cluster_remove_pod(&c->cluster, a->pod);
+    if (rc != 1)
+        goto out;
+    pp = assumed_slot(c, pod->namespace, pod->name, a->hash);
+    a->next = *pp;
+    *pp = a;
+    c->n_assumed++;
+    a = NULL;
+out:
+    pthread_rwlock_unlock(&c->lock);
+    if (a) {
+        free(a->pod);
+        free(a);
+    }
+    return rc;
+}
+
+int kube_cache_forget_pod(struct kube_cache *c, const char *ns,
+                          const char *name)
+{
+    size_t before;
+
+    pthread_rwlock_wrlock(&c->lock);
+    before = c->n_assumed;
+    if (before)
+        drop_assumed(c, ns, name);
+    before -= c->n_assumed;
+    pthread_rwlock_unlock(&c->lock);
+    return before ? 1 : 0;
+}
+
+void kube_cache_finish_binding(struct kube_cache *c, const char *ns,
+                               const char *name, double deadline)
+{
+    struct assumed **pp;
+
+    pthread_rwlock_wrlock(&c->lock);
+    pp = assumed_slot(c, ns, name, key_hash(KUBE_KIND_POD, ns, name));
+    if (pp && *pp)
+        (*pp)->deadline = deadline > 0 ? deadline : 1e-9;
+    pthread_rwlock_unlock(&c->lock);
+}
+
+size_t kube_cache_cleanup_assumed(struct kube_cache *c, double now)
+{
+    size_t i, n = 0;
+
+    pthread_rwlock_wrlock(&c->lock);
+    for (i = 0; c->n_assumed && i < c->a_slots; i++) {
+        struct assumed **pp = &c->assumed[i];
+
+        while (*pp) {
+            struct assumed *a = *pp;
+
+            if (a->deadline <= 0 || a->deadline > now) {
+                pp = &a->next;
+                continue;
+            }
+            *pp = a->next;
+            c->n_assumed--;
+            cluster_remove_pod(&c->cluster, a->pod);
+            free(a->pod);
+            free(a);
+            n++;
+        }
+    }
+    pthread_rwlock_unlock(&c->lock);
+    return n;
+}
+
+bool kube_cache_pod_assumed(struct kube_cache *c, const char *ns,
+                            const char *name)
+{
+    struct assumed **pp;
+    bool found;
+
+    pthread_rwlock_rdlock(&c->lock);
+    pp = assumed_slot(c, ns, name, key_hash(KUBE_KIND_POD, ns, name));
+    found = pp && *pp;
+    pthread_rwlock_unlock(&c->lock);
+    return found;
 }

@@ -116,6 +116,38 @@ struct kube_cache_stats {
 void kube_cache_stats(struct kube_cache *c, struct kube_cache_stats *out);
 
 /*
+ * Assumed pods, for a scheduler (kube-scheduler's AssumePod / ForgetPod /
+ * FinishBinding): the decision is accounted at once so the next one sees
+ * its resources and ports, before the API server confirms the binding.
+ *
+ * kube_cache_assume_pod: account a copy of pod (made here; pod is not
+ * kept) with nodeName `node` on that node, replacing an earlier
+ * assumption of the same namespace/name. The copy goes away by itself
+ * when the watch delivers the pod with a nodeName (the real object is
+ * then accounted instead: never both) or deletes it. Returns 1 when
+ * assumed, 0 when the node is unknown, KUBE_CACHE_POD_BOUND when the cache
+ * already holds the pod on a node, -1 when out of memory.
+ * kube_cache_forget_pod: drop the assumption (a failed bind). Returns 1
+ * when there was one, 0 otherwise.
+ * kube_cache_finish_binding: the bind succeeded; the assumption expires
+ * at `deadline` (kube_now() seconds) unless the watch confirms it first.
+ * kube_cache_cleanup_assumed: drop the finished assumptions whose
+ * deadline passed; returns how many.
+ * kube_cache_pod_assumed: whether ns/name is assumed now (read lock).
+ */
+#define KUBE_CACHE_POD_BOUND (-2)
+
+int kube_cache_assume_pod(struct kube_cache *c, const struct kube_pod *pod,
+                          const char *node);
+int kube_cache_forget_pod(struct kube_cache *c, const char *ns,
+                          const char *name);
+void kube_cache_finish_binding(struct kube_cache *c, const char *ns,
+                               const char *name, double deadline);
+size_t kube_cache_cleanup_assumed(struct kube_cache *c, double now);
+bool kube_cache_pod_assumed(struct kube_cache *c, const char *ns,
+                            const char *name);
+
+/*
  * Compact copies (cache_compact.c): one malloc'd block holding the struct
  * and all it points to; *size gets its length; free() releases it.
  * `bound` is a size estimate (the decode arena's total). NULL when out of

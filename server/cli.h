@@ -28,6 +28,9 @@ cli_fn cli_explain;
 /* `list [--output json]`: the registries, as a Policy reference. */
 cli_fn cli_list;
 
+/* `schedule --scheduler-name N --policy P`: a standalone scheduler. */
+cli_fn cli_schedule;
+
 /* --compat / --format for check and convert: 0 ok, -1 bad value, 1 not ours. */
 struct policy_load_opts;
 int cli_policy_option(const char *opt, const char *val,

@@ -17,6 +17,8 @@ static const struct cli_command commands[] = {
     { "explain", cli_explain,
       "show how a Policy filters and scores one pod on a cluster" },
     { "list", cli_list, "list every predicate and priority a Policy may name" },
+    { "schedule", cli_schedule,
+      "schedule pending pods with a Policy and bind them (a scheduler)" },
     { NULL, NULL, NULL },
 };
 

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 python3 tests/soak/soak.py --bin "$KPE_BIN" --duration "${KPE_SOAK_SECONDS:-25}" \
-    --nodes 50 --pods 400 --clients 2 --warmup 10 --settle 30 \
+    --nodes 50 --pods 400 --clients 2 --warmup 10 --settle 70 \
     --json-out "$T_TMP/soak.json" >"$T_TMP/out" 2>"$T_TMP/err"
 rc=$?
 if [ ! -s "$T_TMP/soak.json" ]; then

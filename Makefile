@@ -273,3 +273,20 @@ test test-opt test-san: fuzz-build
 .PHONY: bench-sched
 bench-sched: $(BIN)
 	bash bench/sched_throughput.sh
+
+# Hardening (issue 10). `make valgrind`: the shipped binary under valgrind
+# memcheck (explain, check, convert, and serve on the demo cluster and on
+# the API-server double through every verb, reloads and shutdown); a
+# reduced run of the same script is part of `make test`. `make soak`:
+# tests/soak/soak.py for SOAK_SECONDS against the API-server double
+# (200 nodes, 2,000 pods; load, churn, faults, policy rewrites), printing
+# the figures; a 25 s run is part of `make test`.
+SOAK_SECONDS ?= 180
+SOAK_ARGS ?=
+
+.PHONY: valgrind soak
+valgrind: $(BIN)
+	@KPE_BIN=$(BIN) KPE_VALGRIND_FULL=1 sh tests/cli/test_valgrind.sh
+
+soak: $(BIN)
+	python3 tests/soak/soak.py --bin $(BIN) --duration $(SOAK_SECONDS) $(SOAK_ARGS)

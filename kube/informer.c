@@ -189,6 +189,7 @@ struct informer {
     size_t n_batch;
     char batch_rv[128]; /* rv of the last event in the batch */
     bool abort_relist;  /* ERROR 410 or an unreadable line seen */
+    bool streamed;      /* this watch delivered an event or a bookmark */
     char abort_msg[256];
 };
 
@@ -323,6 +324,8 @@ static int on_line(void *arg, const char *line, size_t len)
         inf->abort_relist = true;
         return 1;
     }
+    if (type != KUBE_EVENT_ERROR)
+        inf->streamed = true;
     switch (type) {
     case KUBE_EVENT_BOOKMARK: {
         char rv[128];
@@ -460,6 +463,7 @@ static void start(struct informer *inf)
 
     inf->h = curl_easy_init();
     inf->status = 0;
+    inf->streamed = false;
     inf->abort_relist = false;
     inf->abort_msg[0] = '\0';
     inf->errbuf[0] = '\0';
@@ -652,6 +656,11 @@ static void finish_watch(struct informer *inf, CURLcode rc)
         return;
     }
     end_transfer(inf);
+    /* A watch that streamed was healthy until it broke (a proxy or load
+     * balancer cutting long connections): retry after the base backoff
+     * instead of doubling it with every such cut. */
+    if (inf->streamed)
+        inf->failures = 0;
     inf->failures++;
     inf_log(hub, KUBE_LOG_WARN, "%s: watch from %s: %s%s; retrying",
             inf->res->name, inf->rv, msg,

@@ -242,6 +242,7 @@ static struct srv_route *find_route(struct server *s, const char *path)
 }
 
 static void on_complete(struct evhttp_request *req, void *arg);
+static void on_abandoned(struct evhttp_connection *evcon, void *arg);
 
 /* Send r on req once; returns the body length sent. */
 static size_t send_response(struct srv_worker *w, struct evhttp_request *req,
@@ -249,6 +250,7 @@ static size_t send_response(struct srv_worker *w, struct evhttp_request *req,
 {
     struct evkeyvalq *h = evhttp_request_get_output_headers(req);
     struct evbuffer *b = evbuffer_new();
+    struct evhttp_connection *evcon;
     size_t len = r->len;
 
     if (r->content_type)
@@ -269,6 +271,12 @@ static size_t send_response(struct srv_worker *w, struct evhttp_request *req,
     }
     w->busy++;
     evhttp_request_set_on_complete_cb(req, on_complete, w);
+    /* A reply that is never completely written (the client reset the
+     * connection, or stopped reading until the timeout) gets no
+     * on_complete; the connection's close callback settles it instead. */
+    evcon = evhttp_request_get_connection(req);
+    if (evcon)
+        evhttp_connection_set_closecb(evcon, on_abandoned, w);
     evhttp_send_reply(req, r->status, NULL, b);
     if (b)
         evbuffer_free(b);
@@ -432,11 +440,22 @@ static void on_complete(struct evhttp_request *req, void *arg)
     w->busy--;
     if (!evcon)
         return;
+    evhttp_connection_set_closecb(evcon, NULL, NULL);
     bev = evhttp_connection_get_bufferevent(evcon);
     evhttp_connection_set_timeout_tv(evcon, &w->idle_tv);
     in = bufferevent_get_input(bev);
     evbuffer_remove_cb(in, on_input, bev);
     evbuffer_add_cb(in, on_input, bev);
+}
+
+/* The connection closed with a reply still unwritten (see send_response):
+ * the request is no longer in flight. */
+static void on_abandoned(struct evhttp_connection *evcon, void *arg)
+{
+    struct srv_worker *w = arg;
+
+    (void)evcon;
+    w->busy--;
 }
 
 /* evhttp's bufferevent factory: one per accepted connection. */

@@ -27,6 +27,7 @@ enum otype {
     OT_URL,     /* http:// or https:// URL */
     OT_CONFIG,  /* --config: command line only */
     OT_HELP,    /* --help: command line only, takes no value */
+    OT_BOOL,    /* --flag alone means true; --flag=false; INI true/false */
 };
 
 struct opt_def {
@@ -108,6 +109,10 @@ static const struct opt_def opt_table[] = {
       "v1.22 gates as Name=bool,...: DefaultPodTopologySpread, "
       "CSIMigration, CSIMigrationAWS, CSIMigrationGCE, CSIMigrationAzureDisk, "
       "CSIMigrationOpenStack", "v1.22 defaults" },
+    { "debug-endpoints", NULL, OT_BOOL, OFF(debug_endpoints), 0, 0, NULL,
+      NULL, "serve GET /debug/cache (the cluster as the verbs see it: "
+      "nodes, their pods, summed requests) for tests; it lists every pod "
+      "name, so keep it off in production", "false" },
     { "config", NULL, OT_CONFIG, OFF(config_file), 0, 0, NULL, "FILE",
       "INI file with these options as key = value (top level or [serve]); "
       "flags override it", "none" },
@@ -344,6 +349,11 @@ static int apply(const struct opt_def *d, struct srv_options *o,
     case OT_HELP:
         o->help = 1;
         return 0;
+    case OT_BOOL:
+        if (strcmp(v, "true") && strcmp(v, "false"))
+            return bad_value(e, where, v, "want true or false");
+        *(int *)(void *)((char *)o + d->off) = !strcmp(v, "true");
+        return 0;
     }
     *field = arena_strdup(a, v);
     return *field ? 0 : err_set(e, "%s: out of memory", where);
@@ -372,6 +382,8 @@ static int next_flag(int argc, char *const *argv, int *i,
         if (eq)
             return err_set(e, "--help takes no value");
         *v = NULL;
+    } else if ((*d)->type == OT_BOOL) {
+        *v = eq ? eq + 1 : "true";
     } else if (eq) {
         *v = eq + 1;
     } else if (*i + 1 < argc) {

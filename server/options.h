@@ -51,6 +51,7 @@ struct srv_options {
     int score_scale;           /* enum opts_score_scale */
     const char *feature_gates; /* --feature-gates as given, or NULL */
     int policy_watch_ms;       /* poll the policy file this often */
+    int debug_endpoints;       /* serve GET /debug/cache */
     const char *config_file;
     int help; /* --help given: print opts_usage() and exit 0 */
 };

@@ -14,6 +14,7 @@
 
 #include "kube/cache.h"
 #include "kube/client.h"
+#include "kube/json_writer.h"
 #include "policy/policy.h"
 #include "server/extender.h"
 #include "server/feature_gates.h"
@@ -226,6 +227,91 @@ static void on_policy(struct server *s, const struct srv_request *req,
     srv_reply_owned(resp, 200, "application/json", out, len);
 }
 
+/*
+ * The cluster as the verbs see it, for tests and soak runs that compare it
+ * with the API server (malloc'd JSON): {"nodes": [{"name", "pods":
+ * ["ns/name", ...], "requested": {"milliCPU", "memory", "ephemeralStorage",
+ * "scalars": {...}}}], "pods": accounted, "orphanPods": n}. Pod names are
+ * in the node's order, not sorted.
+ */
+static char *cluster_debug_json(const struct cluster *c, size_t *len)
+{
+    struct jsonw w;
+    size_t i, j;
+
+    jsonw_init(&w, 0);
+    jsonw_begin_object(&w);
+    jsonw_key(&w, "nodes");
+    jsonw_begin_array(&w);
+    for (i = 0; i < c->n_nodes; i++) {
+        const struct node_info *ni = &c->nodes[i];
+        const struct kube_resources *r = &ni->requested;
+
+        jsonw_begin_object(&w);
+        jsonw_key(&w, "name");
+        jsonw_string(&w, ni->node->name);
+        jsonw_key(&w, "pods");
+        jsonw_begin_array(&w);
+        for (j = 0; j < ni->n_pods; j++) {
+            char *key = NULL;
+
+            if (asprintf(&key, "%s/%s", ni->pods[j]->namespace,
+                         ni->pods[j]->name) < 0) {
+                jsonw_free(&w);
+                return NULL;
+            }
+            jsonw_string(&w, key);
+            free(key);
+        }
+        jsonw_end_array(&w);
+        jsonw_key(&w, "requested");
+        jsonw_begin_object(&w);
+        jsonw_key(&w, "milliCPU");
+        jsonw_int(&w, r->milli_cpu);
+        jsonw_key(&w, "memory");
+        jsonw_int(&w, r->memory);
+        jsonw_key(&w, "ephemeralStorage");
+        jsonw_int(&w, r->ephemeral_storage);
+        jsonw_key(&w, "scalars");
+        jsonw_begin_object(&w);
+        for (j = 0; j < r->n_scalars; j++) {
+            jsonw_key(&w, r->scalars[j].name);
+            jsonw_int(&w, r->scalars[j].value);
+        }
+        jsonw_end_object(&w);
+        jsonw_end_object(&w);
+        jsonw_end_object(&w);
+    }
+    jsonw_end_array(&w);
+    jsonw_key(&w, "pods");
+    jsonw_int(&w, (int64_t)c->n_pods);
+    jsonw_key(&w, "orphanPods");
+    jsonw_int(&w, (int64_t)c->n_orphan_pods);
+    jsonw_end_object(&w);
+    return jsonw_take(&w, len);
+}
+
+/* GET /debug/cache (only with --debug-endpoints). */
+static void on_debug_cache(struct server *s, const struct srv_request *req,
+                           struct srv_response *resp, void *arg)
+{
+    struct serve_ctx *ctx = s->app;
+    struct app_state *st = state_or_reply(s, resp);
+    const struct cluster *cl;
+    size_t len = 0;
+    char *out;
+
+    (void)arg;
+    (void)req;
+    if (!st)
+        return;
+    cl = cluster_acquire(ctx, st);
+    out = cluster_debug_json(cl, &len);
+    cluster_release(ctx);
+    app_release(st);
+    srv_reply_owned(resp, 200, "application/json", out, len);
+}
+
 static int on_reload(struct server *s, void *arg)
 {
     struct serve_ctx *ctx = arg;
@@ -266,6 +352,10 @@ static int register_all(struct server *s, struct serve_ctx *ctx, struct err *e)
         srv_register_verb(s, "preempt", on_preempt, NULL, e) < 0 ||
         srv_register_verb(s, "bind", on_bind, NULL, e) < 0 ||
         srv_register_route(s, "/policy", SRV_GET, on_policy, NULL, e) < 0)
+        return -1;
+    if (s->opts.debug_endpoints &&
+        srv_register_route(s, "/debug/cache", SRV_GET, on_debug_cache, NULL,
+                           e) < 0)
         return -1;
     s->app = ctx;
     s->reload = on_reload;

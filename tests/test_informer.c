@@ -344,6 +344,41 @@ static void dropped_watch_should_resume_from_last_rv_after_backoff(void **state)
     run_stop(&t);
 }
 
+/* Found by tests/soak/soak.py: watches cut every few seconds (after
+ * streaming events each time) doubled the backoff up to its cap, so the
+ * cache lagged the API server by up to a minute after a burst of cuts. */
+static void watch_cut_after_streaming_should_not_grow_the_backoff(void **state)
+{
+    const struct fh_response script[] = {
+        ROW("limit=2", 200, LIST("10", "", "")),
+        WATCH("resourceVersion=10&", EV("ADDED", NODE("a", "11")), 20, true),
+        WATCH("resourceVersion=11&", EV("ADDED", NODE("b", "12")), 20, true),
+        WATCH("resourceVersion=12&", EV("ADDED", NODE("c", "13")), 20, true),
+        WATCH("resourceVersion=13&", EV("ADDED", NODE("d", "14")), 20, true),
+        WATCH("resourceVersion=14&", EV("ADDED", NODE("e", "15")), -1, false),
+    };
+    struct fh_request prev, next;
+    struct run t;
+    size_t i;
+
+    (void)state;
+    run_start(&t, script, 6, 0.4);
+    assert_true(fh_wait(t.fh, 6, 5000) >= 6);
+    rec_wait(&t.rec, 7);
+    expect_log(&t, "BEGIN | END | ADDED a 11 | ADDED b 12 | ADDED c 13 | "
+                   "ADDED d 14 | ADDED e 15");
+    /* Each retry waits the base 0.4 s (plus 20 ms of stream), never the
+     * doubled 0.8 s. */
+    for (i = 2; i < 6; i++) {
+        assert_true(fh_request(t.fh, i - 1, &prev));
+        assert_true(fh_request(t.fh, i, &next));
+        if (next.at - prev.at < 0.4 || next.at - prev.at >= 0.75)
+            fail_msg("watch %zu started %.3f s after watch %zu", i,
+                     next.at - prev.at, i - 1);
+    }
+    run_stop(&t);
+}
+
 static void unauthorized_should_show_in_status_and_log(void **state)
 {
     const struct fh_response script[] = {
@@ -575,6 +610,7 @@ int main(void)
         cmocka_unit_test(gone_should_relist),
         cmocka_unit_test(
             dropped_watch_should_resume_from_last_rv_after_backoff),
+        cmocka_unit_test(watch_cut_after_streaming_should_not_grow_the_backoff),
         cmocka_unit_test(unauthorized_should_show_in_status_and_log),
         cmocka_unit_test(watch_should_decode_events_split_into_small_pieces),
         cmocka_unit_test(sink_failure_should_be_logged_and_the_stream_go_on),

@@ -97,61 +97,61 @@ static void on_filter(struct server *s, const struct srv_request *req,
     srv_reply_owned(resp, 200, "application/json", out, len);
 }
 
-/* prioritize and preempt have no Error field: a failure is a 400 whose
- * status kube-scheduler logs (prioritize errors are ignored; preempt
- * errors fail the preemption unless the extender is ignorable). */
-static void reply_or_400(struct srv_response *resp, const char *verb, char *out,
-                         size_t len, const struct err *e)
+/* A verb answering from the plans and cluster; NULL with e on failure. */
+typedef char *verb_fn(const struct server *s, const struct eval_plans *plans,
+                      const struct cluster *cl, const struct srv_request *req,
+                      size_t *len, struct err *e);
+
+static char *prioritize_verb(const struct server *s,
+                             const struct eval_plans *plans,
+                             const struct cluster *cl,
+                             const struct srv_request *req, size_t *len,
+                             struct err *e)
 {
+    return ext_prioritize(plans, cl, req->arena, req->body, req->body_len,
+                          s->opts.score_scale == OPTS_SCORE_RAW, len, e);
+}
+
+static char *preempt_verb(const struct server *s,
+                          const struct eval_plans *plans,
+                          const struct cluster *cl,
+                          const struct srv_request *req, size_t *len,
+                          struct err *e)
+{
+    (void)s;
+    return ext_preempt(plans, cl, req->arena, req->body, req->body_len, len, e);
+}
+
+/*
+ * prioritize and preempt have no Error field: a failure is a 400 whose
+ * status kube-scheduler logs (prioritize errors are ignored; preempt
+ * errors fail the preemption unless the extender is ignorable). arg is
+ * the verb_fn; the route's name is the verb for logs.
+ */
+static void on_verb(struct server *s, const struct srv_request *req,
+                    struct srv_response *resp, void *arg)
+{
+    struct serve_ctx *ctx = s->app;
+    struct app_state *st = state_or_reply(s, resp);
+    verb_fn *fn = (verb_fn *)arg;
+    const struct cluster *cl;
+    struct err e = { "" };
+    size_t len = 0;
+    char *out;
+
+    if (!st)
+        return;
+    cl = cluster_acquire(ctx, st);
+    out = fn(s, &st->plans, cl, req, &len, &e);
+    cluster_release(ctx);
+    app_release(st);
     if (!out) {
-        LOG_WARN("%s: %s", verb, e->msg);
-        out = ext_filter_error(e->msg, &len);
+        LOG_WARN("%s: %s", req->path, e.msg);
+        out = ext_filter_error(e.msg, &len);
         srv_reply_owned(resp, 400, "application/json", out, len);
         return;
     }
     srv_reply_owned(resp, 200, "application/json", out, len);
-}
-
-static void on_prioritize(struct server *s, const struct srv_request *req,
-                          struct srv_response *resp, void *arg)
-{
-    struct serve_ctx *ctx = s->app;
-    struct app_state *st = state_or_reply(s, resp);
-    const struct cluster *cl;
-    struct err e = { "" };
-    size_t len = 0;
-    char *out;
-
-    (void)arg;
-    if (!st)
-        return;
-    cl = cluster_acquire(ctx, st);
-    out = ext_prioritize(&st->plans, cl, req->arena, req->body, req->body_len,
-                         s->opts.score_scale == OPTS_SCORE_RAW, &len, &e);
-    cluster_release(ctx);
-    app_release(st);
-    reply_or_400(resp, "prioritize", out, len, &e);
-}
-
-static void on_preempt(struct server *s, const struct srv_request *req,
-                       struct srv_response *resp, void *arg)
-{
-    struct serve_ctx *ctx = s->app;
-    struct app_state *st = state_or_reply(s, resp);
-    const struct cluster *cl;
-    struct err e = { "" };
-    size_t len = 0;
-    char *out;
-
-    (void)arg;
-    if (!st)
-        return;
-    cl = cluster_acquire(ctx, st);
-    out = ext_preempt(&st->plans, cl, req->arena, req->body, req->body_len,
-                      &len, &e);
-    cluster_release(ctx);
-    app_release(st);
-    reply_or_400(resp, "preempt", out, len, &e);
 }
 
 /* bind: POST the Binding through the API client; errors go in Error. */
@@ -348,8 +348,9 @@ static int register_all(struct server *s, struct serve_ctx *ctx, struct err *e)
         s->metrics, "kpe_policy_last_reload_success_timestamp_seconds",
         "Time of the last successful policy load.", "");
     if (srv_register_verb(s, "filter", on_filter, NULL, e) < 0 ||
-        srv_register_verb(s, "prioritize", on_prioritize, NULL, e) < 0 ||
-        srv_register_verb(s, "preempt", on_preempt, NULL, e) < 0 ||
+        srv_register_verb(s, "prioritize", on_verb, (void *)prioritize_verb,
+                          e) < 0 ||
+        srv_register_verb(s, "preempt", on_verb, (void *)preempt_verb, e) < 0 ||
         srv_register_verb(s, "bind", on_bind, NULL, e) < 0 ||
         srv_register_route(s, "/policy", SRV_GET, on_policy, NULL, e) < 0)
         return -1;

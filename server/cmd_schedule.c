@@ -251,7 +251,7 @@ static struct kube_client *client_new(const struct srv_options *o,
                                       const struct kube_client_opts *co,
                                       struct err *e)
 {
-    struct kube_conn_opts cop = { o->kubeconfig, NULL, o->master, NULL };
+    struct kube_conn_opts cop = { o->kubeconfig, o->context, o->master, NULL };
     struct kube_conn conn;
 
     if (kube_conn_resolve(&cop, &conn, e) < 0)

@@ -60,6 +60,8 @@ static const struct opt_def opt_table[] = {
       "(flags replace the file's list)", "none" },
     { "kubeconfig", NULL, OT_STR, OFF(kubeconfig), 0, 0, NULL, "FILE",
       "kubeconfig for reading nodes and pods from an API server", "none" },
+    { "context", NULL, OT_STR, OFF(context), 0, 0, NULL, "NAME",
+      "kubeconfig context to use instead of its current-context", "none" },
     { "master", NULL, OT_URL, OFF(master), 0, 0, NULL, "URL",
       "API server URL, overrides the kubeconfig's server", "none" },
     { "url-prefix", NULL, OT_PREFIX, OFF(url_prefix), 0, 0, NULL, "PATH",

@@ -34,6 +34,7 @@ struct srv_options {
     const char *cluster_files[OPTS_MAX_CLUSTERS];
     size_t n_cluster_files;
     const char *kubeconfig;
+    const char *context; /* --context: instead of current-context */
     const char *master;
     const char *url_prefix; /* "" or "/x/y", no trailing '/' */
     int workers;            /* 0: number of online CPUs */

@@ -417,7 +417,7 @@ static void *sync_main(void *arg)
 static int start_live(struct serve_ctx *ctx, struct server *s, struct err *e)
 {
     const struct srv_options *o = &s->opts;
-    struct kube_conn_opts co = { o->kubeconfig, NULL, o->master, NULL };
+    struct kube_conn_opts co = { o->kubeconfig, o->context, o->master, NULL };
     struct kube_informer_opts io = { 0 };
 
     if (kube_conn_resolve(&co, &ctx->conn, e) < 0)

@@ -105,6 +105,36 @@ run "README: explain on the snapshot" 0 "$KPE_BIN" explain --policy "$D/policy.j
 contains "the cordoned node is explained" out "rdma-2      no               -  CheckNodeUnschedulable: node(s) were unschedulable"
 contains "explain selects the remaining RDMA node" out "Selected: rdma-1"
 
+# --context picks a context other than current-context (here a dead one).
+cat >"$T_TMP/kubeconfig2" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+- {name: double, cluster: {server: "$api_url"}}
+- {name: dead, cluster: {server: "http://127.0.0.1:1"}}
+users:
+- {name: u, user: {}}
+contexts:
+- {name: good, context: {cluster: double, user: u}}
+- {name: bad, context: {cluster: dead, user: u}}
+current-context: bad
+KC
+"$KPE_BIN" serve --listen 127.0.0.1:0 --policy "$D/policy.json" \
+    --kubeconfig "$T_TMP/kubeconfig2" --context good 2>"$T_TMP/ctx.log" &
+srv=$!
+port=""
+for _ in $(seq 1 200); do
+    port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$T_TMP/ctx.log" 2>/dev/null | head -n 1)
+    [ -n "$port" ] && curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break
+    sleep 0.1
+done
+run "--context selects the working context" 0 curl -sf "http://127.0.0.1:$port/readyz"
+kill "$srv"; wait "$srv"
+run "an unknown --context is refused clearly" 1 "$KPE_BIN" serve \
+    --listen 127.0.0.1:0 --policy "$D/policy.json" \
+    --kubeconfig "$T_TMP/kubeconfig2" --context nope
+contains "the missing context is named" err 'context "nope" not found'
+
 # Unreachable and unauthorised API servers are reported, not hidden.
 "$KPE_BIN" serve --listen 127.0.0.1:0 --policy "$D/policy.json" \
     --master http://127.0.0.1:1 2>"$T_TMP/dead.log" &

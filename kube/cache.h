@@ -42,6 +42,7 @@
 
 #include "kube/client.h"
 #include "kube/cluster.h"
+#include "kube/compact.h"
 #include "kube/err.h"
 #include "kube/informer.h"
 #include "kube/types.h"
@@ -146,30 +147,5 @@ void kube_cache_finish_binding(struct kube_cache *c, const char *ns,
 size_t kube_cache_cleanup_assumed(struct kube_cache *c, double now);
 bool kube_cache_pod_assumed(struct kube_cache *c, const char *ns,
                             const char *name);
-
-/*
- * Compact copies (cache_compact.c): one malloc'd block holding the struct
- * and all it points to; *size gets its length; free() releases it.
- * `bound` is a size estimate (the decode arena's total). NULL when out of
- * memory.
- *
- * A pod keeps what v1.22's plugins read of pods already on nodes: name,
- * namespace, uid, creation time, deletion flag, labels, nodeName,
- * schedulerName, priority, pod (anti-)affinity terms, containers' names,
- * requests and ports, init containers' names and requests, overhead,
- * volumes of the kinds predicates inspect, phase. Dropped: annotations,
- * owner references, resourceVersion, nodeSelector, node affinity,
- * tolerations, topology spread constraints, container images and limits,
- * init container ports, KUBE_VOL_OTHER volumes (projected, configMap,
- * emptyDir, ...), conditions, nominatedNodeName. (managedFields are never
- * parsed at all.)
- *
- * A node keeps everything but addresses, resourceVersion and annotations
- * other than KUBE_ANNOTATION_PREFER_AVOID_PODS.
- */
-struct kube_pod *kube_pod_compact(const struct kube_pod *src, size_t bound,
-                                  size_t *size);
-struct kube_node *kube_node_compact(const struct kube_node *src, size_t bound,
-                                    size_t *size);
 
 #endif

@@ -336,3 +336,19 @@ struct kube_node *kube_node_compact(const struct kube_node *src, size_t bound,
 {
     return compact(node_fn, src, bound, size);
 }
+
+static void term_fn(struct pk *p, const void *s)
+{
+    struct kube_pod_affinity_term *d =
+        PK_ARRAY(p, 1, struct kube_pod_affinity_term);
+
+    if (d)
+        pk_term(p, d, s);
+}
+
+struct kube_pod_affinity_term *
+kube_pod_affinity_term_compact(const struct kube_pod_affinity_term *src,
+                               size_t *size)
+{
+    return compact(term_fn, src, 0, size);
+}

@@ -210,6 +210,7 @@ fail:
 
 void cluster_free(struct cluster *c)
 {
+    term_index_free(&c->terms);
     arena_destroy(&c->arena);
     memset(c, 0, sizeof(*c));
 }
@@ -355,6 +356,103 @@ static int add_affinity_pod(struct arena *a, struct node_info *ni,
     return 0;
 }
 
+/* A list is usable only when all its terms parse (see aff_entry). */
+static bool terms_valid(const struct kube_pod_affinity_term *t, size_t n,
+                        size_t stride)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        const struct kube_pod_affinity_term *u =
+            (const struct kube_pod_affinity_term *)((const char *)t +
+                                                    i * stride);
+
+        if ((u->selector && u->selector->invalid) ||
+            (u->namespace_selector && u->namespace_selector->invalid))
+            return false;
+    }
+    return true;
+}
+
+static int push_entry(struct cluster *c, struct node_info *ni,
+                      const struct kube_pod *pod,
+                      const struct kube_pod_affinity_term *t, int32_t weight,
+                      enum aff_entry_kind kind)
+{
+    struct aff_entry *en;
+    uint32_t id;
+
+    ni->aff_entries = grow(&c->arena, ni->aff_entries, ni->n_aff_entries,
+                           &ni->cap_aff_entries, ni->n_aff_entries + 1,
+                           sizeof(*ni->aff_entries));
+    if (!ni->aff_entries ||
+        term_index_intern(&c->terms, t, pod->namespace, &id) < 0)
+        return -1;
+    en = &ni->aff_entries[ni->n_aff_entries++];
+    en->pod = pod;
+    en->term = id;
+    en->weight = weight;
+    en->kind = kind;
+    return 0;
+}
+
+/* The pod's scoring terms become entries of its node (interned). */
+static int add_aff_entries(struct cluster *c, struct node_info *ni,
+                           const struct kube_pod *pod)
+{
+    const struct kube_pod_affinity *aff = &pod->affinity.pod_affinity;
+    const struct kube_pod_affinity *anti = &pod->affinity.pod_anti_affinity;
+    const size_t wsz = sizeof(struct kube_weighted_pod_affinity_term);
+    size_t i;
+
+    if (aff->n_required &&
+        terms_valid(aff->required, aff->n_required, sizeof(*aff->required))) {
+        for (i = 0; i < aff->n_required; i++) {
+            if (push_entry(c, ni, pod, &aff->required[i], 0,
+                           AFF_ENTRY_REQUIRED) < 0)
+                return -1;
+        }
+    }
+    if (aff->n_preferred &&
+        terms_valid(&aff->preferred[0].term, aff->n_preferred, wsz)) {
+        for (i = 0; i < aff->n_preferred; i++) {
+            if (push_entry(c, ni, pod, &aff->preferred[i].term,
+                           aff->preferred[i].weight, AFF_ENTRY_PREFERRED) < 0)
+                return -1;
+        }
+    }
+    if (anti->n_preferred &&
+        terms_valid(&anti->preferred[0].term, anti->n_preferred, wsz)) {
+        for (i = 0; i < anti->n_preferred; i++) {
+            if (push_entry(c, ni, pod, &anti->preferred[i].term,
+                           anti->preferred[i].weight,
+                           AFF_ENTRY_PREFERRED_ANTI) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/*
+ * Drop the pod's entries (and their term references): the first run of
+ * them, as remove_affinity_pod drops the first occurrence of the pod.
+ */
+static void remove_aff_entries(struct cluster *c, struct node_info *ni,
+                               const struct kube_pod *pod)
+{
+    size_t i = 0, j;
+
+    while (i < ni->n_aff_entries && ni->aff_entries[i].pod != pod)
+        i++;
+    for (j = i; j < ni->n_aff_entries && ni->aff_entries[j].pod == pod; j++)
+        term_index_release(&c->terms, ni->aff_entries[j].term);
+    if (i == j)
+        return;
+    memmove(&ni->aff_entries[i], &ni->aff_entries[j],
+            (ni->n_aff_entries - j) * sizeof(*ni->aff_entries));
+    ni->n_aff_entries -= j - i;
+}
+
 static void remove_affinity_pod(struct node_info *ni,
                                 const struct kube_pod *pod)
 {
@@ -388,7 +486,8 @@ int cluster_add_pod(struct cluster *c, const struct kube_pod *pod)
     if (account_requests(&c->arena, ni, pod, 1) < 0 ||
         add_ports(&c->arena, ni, pod) < 0)
         return -1;
-    if (add_affinity_pod(&c->arena, ni, pod) < 0)
+    if (add_affinity_pod(&c->arena, ni, pod) < 0 ||
+        add_aff_entries(c, ni, pod) < 0)
         return -1;
     ni->pods[ni->n_pods++] = pod;
     if (pod->affinity.pod_anti_affinity.n_required)
@@ -437,6 +536,7 @@ int cluster_remove_pod(struct cluster *c, const struct kube_pod *pod)
         return -1;
     remove_ports(ni, old);
     remove_affinity_pod(ni, old);
+    remove_aff_entries(c, ni, old);
     if (old->affinity.pod_anti_affinity.n_required)
         ni->n_anti_affinity_pods--;
     c->n_pods--;
@@ -614,6 +714,17 @@ int cluster_view_without_pods(struct arena *a, const struct cluster *c,
         ni->pods[ni->n_pods++] = p;
         if (p->affinity.pod_anti_affinity.n_required)
             ni->n_anti_affinity_pods++;
+    }
+    /* The survivors' entries, sharing c's term ids (nothing interned). */
+    ni->aff_entries =
+        arena_alloc(a, (src->n_aff_entries ? src->n_aff_entries : 1) *
+                           sizeof(*ni->aff_entries));
+    if (!ni->aff_entries)
+        return -1;
+    ni->cap_aff_entries = src->n_aff_entries;
+    for (i = 0; i < src->n_aff_entries; i++) {
+        if (!is_victim(src->aff_entries[i].pod, uids, n_uids))
+            ni->aff_entries[ni->n_aff_entries++] = src->aff_entries[i];
     }
     view->n_pods = c->n_pods - (src->n_pods - ni->n_pods);
     return 1;
@@ -804,6 +915,8 @@ int cluster_remove_node(struct cluster *c, const char *name)
     if (!ni)
         return 0;
     images_detach(ni);
+    for (i = 0; i < ni->n_aff_entries; i++)
+        term_index_release(&c->terms, ni->aff_entries[i].term);
     c->n_pods -= ni->n_pods;
     c->n_orphan_pods += ni->n_pods;
     i = ni->index;

@@ -18,6 +18,7 @@
 
 #include "kube/arena.h"
 #include "kube/err.h"
+#include "kube/term_index.h"
 #include "kube/types.h"
 
 /* A host port in use on a node, normalised (ip "0.0.0.0", proto "TCP"). */
@@ -33,6 +34,26 @@ struct image_state {
     int64_t size;      /* sizeBytes of the first node that reported it */
     int32_t num_nodes; /* nodes whose status lists this name */
     size_t last_mark;  /* private: the generation that last counted it */
+};
+
+/*
+ * One (anti-)affinity term of a pod on a node that InterPodAffinity
+ * scoring reads (processExistingPod): required affinity terms, scored
+ * with hardPodAffinityWeight, and preferred affinity and anti-affinity
+ * terms with their weights. A list with an unparsable term is left out
+ * whole, as v1.22 drops it.
+ */
+enum aff_entry_kind {
+    AFF_ENTRY_REQUIRED,      /* requiredDuringScheduling pod affinity */
+    AFF_ENTRY_PREFERRED,     /* preferred pod affinity: +weight */
+    AFF_ENTRY_PREFERRED_ANTI /* preferred pod anti-affinity: -weight */
+};
+
+struct aff_entry {
+    const struct kube_pod *pod;
+    uint32_t term;  /* id in cluster.terms */
+    int32_t weight; /* preferred terms' weight as written; required: 0 */
+    enum aff_entry_kind kind;
 };
 
 struct node_info {
@@ -60,6 +81,10 @@ struct node_info {
     size_t cap_affinity_pods;
     /* Pods with required anti-affinity terms. */
     size_t n_anti_affinity_pods;
+    /* Their scoring terms, pod by pod in affinity_pods order. */
+    size_t n_aff_entries;
+    struct aff_entry *aff_entries;
+    size_t cap_aff_entries;
 
     /* The node's image names, each pointing into the cluster table,
      * sorted by address so node_info_has_image can bisect. */
@@ -90,6 +115,9 @@ struct cluster {
     size_t image_mark; /* private: generation for deduplicating names */
 
     size_t cap_nodes; /* room in nodes; 0: exactly n_nodes */
+
+    /* Distinct affinity terms of accounted pods (aff_entries' ids). */
+    struct term_index terms;
 
     size_t n_orphan_pods; /* pods bound to nodes we have no Node for */
     size_t n_pods;        /* pods accounted on nodes */

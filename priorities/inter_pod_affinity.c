@@ -120,13 +120,11 @@ static int add_at(struct prio_cycle *cy, struct ipa_state *s,
     return 0;
 }
 
-/* processExistingPod: every contribution of pod x on node. */
-static int process_pod(struct prio_cycle *cy, struct ipa_state *s,
-                       const struct kube_pod *x, const struct kube_node *node)
+/* Incoming preferred terms against existing pod x on node. */
+static int process_incoming_terms(struct prio_cycle *cy, struct ipa_state *s,
+                                  const struct kube_pod *x,
+                                  const struct kube_node *node)
 {
-    const struct kube_pod_affinity *aff = &x->affinity.pod_affinity;
-    const struct kube_pod_affinity *anti = &x->affinity.pod_anti_affinity;
-    const struct kube_pod *in = cy->pod;
     size_t i;
 
     for (i = 0; i < s->n_terms; i++) {
@@ -135,32 +133,47 @@ static int process_pod(struct prio_cycle *cy, struct ipa_state *s,
                    s->terms[i].weight) < 0)
             return -1;
     }
-    if (s->hard_weight > 0 && prio_required_terms_valid(aff)) {
-        for (i = 0; i < aff->n_required; i++) {
-            if (prio_term_matches_incoming(&s->ns_labels, x, &aff->required[i],
-                                           in) &&
-                add_at(cy, s, node, aff->required[i].topology_key,
-                       s->hard_weight) < 0)
-                return -1;
+    return 0;
+}
+
+/*
+ * Existing pods' own terms on node (the rest of processExistingPod): each
+ * distinct term is matched against the incoming pod once per request,
+ * its answer kept in match (0 unknown, 1 yes, 2 no) by term id.
+ */
+static int process_entries(struct prio_cycle *cy, struct ipa_state *s,
+                           const struct node_info *ni, uint8_t *match)
+{
+    const struct term_index *x = &cy->cluster->terms;
+    size_t i;
+
+    for (i = 0; i < ni->n_aff_entries; i++) {
+        const struct aff_entry *en = &ni->aff_entries[i];
+        const struct term_index_term *t;
+        int64_t w;
+
+        switch (en->kind) {
+        case AFF_ENTRY_REQUIRED:
+            if (s->hard_weight <= 0)
+                continue;
+            w = s->hard_weight;
+            break;
+        case AFF_ENTRY_PREFERRED:
+            w = en->weight;
+            break;
+        default:
+            w = -(int64_t)en->weight;
+            break;
         }
-    }
-    if (prio_preferred_terms_valid(aff)) {
-        for (i = 0; i < aff->n_preferred; i++) {
-            if (prio_term_matches_incoming(&s->ns_labels, x,
-                                           &aff->preferred[i].term, in) &&
-                add_at(cy, s, node, aff->preferred[i].term.topology_key,
-                       aff->preferred[i].weight) < 0)
-                return -1;
-        }
-    }
-    if (prio_preferred_terms_valid(anti)) {
-        for (i = 0; i < anti->n_preferred; i++) {
-            if (prio_term_matches_incoming(&s->ns_labels, x,
-                                           &anti->preferred[i].term, in) &&
-                add_at(cy, s, node, anti->preferred[i].term.topology_key,
-                       -(int64_t)anti->preferred[i].weight) < 0)
-                return -1;
-        }
+        t = term_index_get(x, en->term);
+        if (!match[en->term])
+            match[en->term] = prio_term_matches_incoming(
+                                  &s->ns_labels, t->owner_ns, t->term, cy->pod)
+                                  ? 1
+                                  : 2;
+        if (match[en->term] == 1 &&
+            add_at(cy, s, ni->node, t->term->topology_key, w) < 0)
+            return -1;
     }
     return 0;
 }
@@ -200,6 +213,7 @@ int prio_inter_pod_affinity_prescore(struct prio_cycle *cy, const void *args,
     const struct kube_namespace *ns;
     struct ipa_state *s = arena_calloc(cy->arena, 1, sizeof(*s));
     const char *why = prio_pod_affinity_parse_error(cy->pod);
+    uint8_t *match;
     size_t i, j;
 
     if (!s)
@@ -215,23 +229,24 @@ int prio_inter_pod_affinity_prescore(struct prio_cycle *cy, const void *args,
         s->ns_labels = ns->labels;
     if (init_terms(cy, s) < 0 || prio_topo_map_init(&s->scores, cy->arena, 64))
         return err_set(e, "InterPodAffinity: out of memory");
+    match = arena_calloc(cy->arena, c->terms.n_ids + 1, sizeof(*match));
+    if (!match)
+        return err_set(e, "InterPodAffinity: out of memory");
     for (i = 0; i < c->n_nodes; i++) {
         const struct node_info *ni = &c->nodes[i];
 
-        if (!s->all_pods && !ni->n_affinity_pods)
+        if (!s->all_pods && !ni->n_aff_entries)
             continue;
         if (!ni->node->labels.n)
             continue; /* no topology value to add anything at */
-        /* v1.22 processes every pod only when the incoming pod has
-         * preferred terms of its own; else only PodsWithAffinity. */
-        const struct kube_pod *const *pods =
-            s->all_pods ? ni->pods : ni->affinity_pods;
-        size_t np = s->all_pods ? ni->n_pods : ni->n_affinity_pods;
-
-        for (j = 0; j < np; j++) {
-            if (process_pod(cy, s, pods[j], ni->node) < 0)
+        /* v1.22 matches the incoming pod's preferred terms against every
+         * pod; existing pods' terms come from the node's entries. */
+        for (j = 0; s->all_pods && j < ni->n_pods; j++) {
+            if (process_incoming_terms(cy, s, ni->pods[j], ni->node) < 0)
                 return err_set(e, "InterPodAffinity: out of memory");
         }
+        if (process_entries(cy, s, ni, match) < 0)
+            return err_set(e, "InterPodAffinity: out of memory");
     }
     return 0;
 }

@@ -47,7 +47,7 @@ const char *prio_pod_affinity_parse_error(const struct kube_pod *p)
 
 /* An existing pod's term against the incoming pod (AffinityTerm.Matches). */
 bool prio_term_matches_incoming(const struct kube_labels *ns_labels,
-                                const struct kube_pod *owner,
+                                const char *owner_ns,
                                 const struct kube_pod_affinity_term *t,
                                 const struct kube_pod *in)
 {
@@ -55,7 +55,7 @@ bool prio_term_matches_incoming(const struct kube_labels *ns_labels,
     size_t i;
 
     if (!t->n_namespaces && !t->namespace_selector) {
-        ns_ok = same(owner->namespace, in->namespace);
+        ns_ok = same(owner_ns, in->namespace);
     } else {
         for (i = 0; i < t->n_namespaces && !ns_ok; i++)
             ns_ok = same(t->namespaces[i], in->namespace);
@@ -64,27 +64,4 @@ bool prio_term_matches_incoming(const struct kube_labels *ns_labels,
                 kube_label_selector_matches(t->namespace_selector, ns_labels);
     }
     return ns_ok && kube_label_selector_matches(t->selector, &in->labels);
-}
-
-/* A term list of an existing pod is dropped whole if one term is invalid. */
-bool prio_required_terms_valid(const struct kube_pod_affinity *a)
-{
-    size_t i;
-
-    for (i = 0; i < a->n_required; i++) {
-        if (term_error(&a->required[i]))
-            return false;
-    }
-    return true;
-}
-
-bool prio_preferred_terms_valid(const struct kube_pod_affinity *a)
-{
-    size_t i;
-
-    for (i = 0; i < a->n_preferred; i++) {
-        if (term_error(&a->preferred[i].term))
-            return false;
-    }
-    return true;
 }

@@ -18,16 +18,14 @@ const char *prio_pod_affinity_parse_error(const struct kube_pod *p);
 
 /*
  * An existing pod's term against the incoming pod: the term's namespaces
- * (its owner's by default) or its namespaceSelector against ns_labels,
- * the incoming pod's namespace labels; then its label selector.
+ * (by default owner_ns, its owner's) or its namespaceSelector against
+ * ns_labels, the incoming pod's namespace labels; then its label selector.
+ * Which existing terms count, and whether their lists parse, is decided
+ * as pods are accounted (struct aff_entry in kube/cluster.h).
  */
 bool prio_term_matches_incoming(const struct kube_labels *ns_labels,
-                                const struct kube_pod *owner,
+                                const char *owner_ns,
                                 const struct kube_pod_affinity_term *t,
                                 const struct kube_pod *in);
-
-/* False when a term of the list is invalid: v1.22 then drops the list. */
-bool prio_required_terms_valid(const struct kube_pod_affinity *a);
-bool prio_preferred_terms_valid(const struct kube_pod_affinity *a);
 
 #endif

@@ -148,6 +148,15 @@ struct step {
     ",\"affinity\":{\"podAntiAffinity\":{"                                     \
     "\"requiredDuringSchedulingIgnoredDuringExecution\":[{\"labelSelector\":"  \
     "{\"matchLabels\":{\"app\":\"x\"}},\"topologyKey\":\"zone\"}]}}"
+/* Preferred affinity and anti-affinity, one term each (scoring entries). */
+#define PREF                                                                   \
+    ",\"affinity\":{\"podAffinity\":{"                                         \
+    "\"preferredDuringSchedulingIgnoredDuringExecution\":[{\"weight\":5,"      \
+    "\"podAffinityTerm\":{\"labelSelector\":{\"matchLabels\":{\"app\":"        \
+    "\"x\"}},\"topologyKey\":\"zone\"}}]},\"podAntiAffinity\":{"               \
+    "\"preferredDuringSchedulingIgnoredDuringExecution\":[{\"weight\":7,"      \
+    "\"podAffinityTerm\":{\"labelSelector\":{\"matchLabels\":{\"app\":"        \
+    "\"y\"}},\"topologyKey\":\"zone\"}}]}}"
 #define SVC(n)                                                                 \
     "{\"metadata\":{\"name\":\"" n "\",\"namespace\":\"default\"},"            \
     "\"spec\":{\"selector\":{\"app\":\"p1\"}}}"
@@ -236,7 +245,7 @@ image_on(const struct cluster *c, const struct node_info *ni, const char *name)
     return node_info_has_image(ni, st) ? st : NULL;
 }
 
-static void expect_same_node(const struct cluster *gc,
+static void expect_same_node(const struct cluster *gc, const struct cluster *wc,
                              const struct node_info *got,
                              const struct node_info *want)
 {
@@ -256,6 +265,17 @@ static void expect_same_node(const struct cluster *gc,
     assert_int_equal(got->n_ports, want->n_ports);
     assert_int_equal(got->n_affinity_pods, want->n_affinity_pods);
     assert_int_equal(got->n_anti_affinity_pods, want->n_anti_affinity_pods);
+    assert_int_equal(got->n_aff_entries, want->n_aff_entries);
+    for (i = 0; i < want->n_aff_entries; i++) {
+        const struct aff_entry *ge = &got->aff_entries[i];
+        const struct aff_entry *we = &want->aff_entries[i];
+
+        assert_string_equal(ge->pod->name, we->pod->name);
+        assert_int_equal(ge->kind, we->kind);
+        assert_int_equal(ge->weight, we->weight);
+        assert_int_equal(term_index_get(&gc->terms, ge->term)->hash,
+                         term_index_get(&wc->terms, we->term)->hash);
+    }
     assert_int_equal(got->n_images, want->n_images);
     for (i = 0; i < want->n_images; i++) {
         const struct image_state *gs = image_on(gc, got, want->images[i]->name);
@@ -266,6 +286,28 @@ static void expect_same_node(const struct cluster *gc,
         assert_int_equal(gs->num_nodes, want->images[i]->num_nodes);
         assert_int_equal(gs->size, want->images[i]->size);
     }
+}
+
+/* References held on interned terms, and entries that hold them. */
+static size_t term_refs(const struct cluster *c)
+{
+    size_t n = 0;
+    uint32_t i;
+
+    for (i = 0; i < c->terms.n_ids; i++) {
+        if (term_index_get(&c->terms, i)->term)
+            n += term_index_get(&c->terms, i)->refs;
+    }
+    return n;
+}
+
+static size_t entries(const struct cluster *c)
+{
+    size_t n = 0, i;
+
+    for (i = 0; i < c->n_nodes; i++)
+        n += c->nodes[i].n_aff_entries;
+    return n;
 }
 
 /* A copy that lives until keep_free (pod_json's buffers rotate). */
@@ -288,7 +330,7 @@ static void keep_free(void)
 
 static void cache_should_equal_the_final_state_after_a_script(void **state)
 {
-    struct step steps[32];
+    struct step steps[40];
     size_t n = 0, i;
     struct final *f = calloc(1, sizeof(*f));
     struct err e = { "" };
@@ -348,6 +390,27 @@ static void cache_should_equal_the_final_state_after_a_script(void **state)
     steps[n++] =
         (struct step){ KUBE_KIND_POD, KUBE_EVENT_DELETED, "ghost",
                        keep(pod_json("ghost", "n3", "1", "Running", NULL)) };
+    /* Scoring terms: p7 and p8 share theirs; p7 moves, p9 goes, and p8's
+     * node leaves (its terms are released with the node). */
+    steps[n++] =
+        (struct step){ KUBE_KIND_POD, KUBE_EVENT_ADDED, "p7",
+                       keep(pod_json("p7", "n1", "10m", "Running", PREF)) };
+    steps[n++] =
+        (struct step){ KUBE_KIND_POD, KUBE_EVENT_ADDED, "p8",
+                       keep(pod_json("p8", "n2", "10m", "Running", PREF)) };
+    steps[n++] =
+        (struct step){ KUBE_KIND_POD, KUBE_EVENT_ADDED, "p9",
+                       keep(pod_json("p9", "n3", "10m", "Running", PREF)) };
+    steps[n++] =
+        (struct step){ KUBE_KIND_POD, KUBE_EVENT_MODIFIED, "p7",
+                       keep(pod_json("p7", "n3", "10m", "Running", PREF)) };
+    steps[n++] =
+        (struct step){ KUBE_KIND_POD, KUBE_EVENT_DELETED, "p9",
+                       keep(pod_json("p9", "n3", "10m", "Running", PREF)) };
+    steps[n++] = (struct step){ KUBE_KIND_NODE, KUBE_EVENT_DELETED, "n2",
+                                keep(node_json("n2", IMG("b", 25))) };
+    steps[n++] = (struct step){ KUBE_KIND_NODE, KUBE_EVENT_ADDED, "n2",
+                                keep(node_json("n2", IMG("b", 25))) };
     steps[n++] = (struct step){ KUBE_KIND_SERVICE, KUBE_EVENT_DELETED, "s1",
                                 keep(SVC("s1")) };
     steps[n++] = (struct step){ KUBE_KIND_SERVICE, KUBE_EVENT_ADDED, "s2",
@@ -375,8 +438,13 @@ static void cache_should_equal_the_final_state_after_a_script(void **state)
     assert_string_equal(cl->objs->services[0]->name, "s2");
     assert_non_null(cluster_namespace(cl, "ns1"));
     for (i = 0; i < want.n_nodes; i++)
-        expect_same_node(cl, node(cl, want.nodes[i].node->name),
+        expect_same_node(cl, &want, node(cl, want.nodes[i].node->name),
                          &want.nodes[i]);
+    /* Terms of pods gone or moved were released, not leaked. */
+    assert_int_equal(term_index_size(&cl->terms), term_index_size(&want.terms));
+    assert_int_equal(term_index_size(&cl->terms), 2);
+    assert_int_equal(term_refs(cl), entries(cl));
+    assert_int_equal(entries(cl), 4); /* p7 on n3, p8 on n2 */
     /* Image b: only n2 now; c: n1 and n3, sized by the first reporter. */
     assert_int_equal(image_on(cl, node(cl, "n2"), "b")->num_nodes, 1);
     assert_int_equal(image_on(cl, node(cl, "n1"), "c")->num_nodes, 2);

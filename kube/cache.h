@@ -47,9 +47,7 @@
 #include "kube/informer.h"
 #include "kube/types.h"
 
-/* The only node annotation kept (NodePreferAvoidPods reads it). */
-#define KUBE_ANNOTATION_PREFER_AVOID_PODS                                      \
-    "scheduler.alpha.kubernetes.io/preferAvoidPods"
+/* The only node annotation kept is KUBE_ANNOTATION_PREFER_AVOID_PODS. */
 
 struct kube_cache;
 

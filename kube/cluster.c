@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/labels.h"
 #include "kube/resources.h"
 
 static uint64_t hash_str(const char *s)
@@ -26,6 +27,13 @@ bool cluster_pod_is_active(const struct kube_pod *pod)
     const char *ph = pod->phase ? pod->phase : "";
 
     return strcmp(ph, "Succeeded") != 0 && strcmp(ph, "Failed") != 0;
+}
+
+void node_info_set_node(struct node_info *ni, const struct kube_node *node)
+{
+    ni->node = node;
+    ni->avoid_pods =
+        kube_labels_get(&node->annotations, KUBE_ANNOTATION_PREFER_AVOID_PODS);
 }
 
 const struct node_info *cluster_node(const struct cluster *c, const char *name)
@@ -191,7 +199,7 @@ int cluster_build(struct cluster *c, const struct kube_objects *objs,
     if (!c->nodes)
         return err_set(e, "out of memory building the cluster snapshot");
     for (i = 0; i < c->n_nodes; i++) {
-        c->nodes[i].node = objs->nodes[i];
+        node_info_set_node(&c->nodes[i], objs->nodes[i]);
         c->nodes[i].index = i;
     }
     if (index_nodes(c, e) < 0 || build_images(c, e) < 0)
@@ -695,7 +703,7 @@ int cluster_view_without_pods(struct arena *a, const struct cluster *c,
     memcpy(view->nodes, c->nodes, c->n_nodes * sizeof(*view->nodes));
     ni = &view->nodes[src->index];
     memset(ni, 0, sizeof(*ni));
-    ni->node = src->node;
+    node_info_set_node(ni, src->node);
     ni->index = src->index;
     ni->n_images = src->n_images;
     ni->images = src->images;
@@ -885,7 +893,7 @@ int cluster_add_node(struct cluster *c, const struct kube_node *node)
     c->cap_nodes = cap;
     ni = &c->nodes[c->n_nodes];
     memset(ni, 0, sizeof(*ni));
-    ni->node = node;
+    node_info_set_node(ni, node);
     ni->index = c->n_nodes++;
     if (c->n_nodes * 2 > c->node_slots) {
         if (reindex(c) < 0)
@@ -903,7 +911,7 @@ int cluster_update_node(struct cluster *c, const struct kube_node *node)
     if (!ni)
         return 0;
     images_detach(ni);
-    ni->node = node;
+    node_info_set_node(ni, node);
     return images_attach(c, ni) < 0 ? -1 : 1;
 }
 

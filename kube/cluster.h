@@ -21,6 +21,10 @@
 #include "kube/term_index.h"
 #include "kube/types.h"
 
+/* The node annotation NodePreferAvoidPods reads. */
+#define KUBE_ANNOTATION_PREFER_AVOID_PODS                                      \
+    "scheduler.alpha.kubernetes.io/preferAvoidPods"
+
 /* A host port in use on a node, normalised (ip "0.0.0.0", proto "TCP"). */
 struct used_port {
     const char *ip;
@@ -59,6 +63,8 @@ struct aff_entry {
 struct node_info {
     const struct kube_node *node;
     size_t index; /* position in cluster.nodes (input order) */
+    /* The node's KUBE_ANNOTATION_PREFER_AVOID_PODS text, or NULL. */
+    const char *avoid_pods;
 
     size_t n_pods;
     const struct kube_pod **pods;
@@ -132,6 +138,12 @@ int cluster_build(struct cluster *c, const struct kube_objects *objs,
                   struct err *e);
 
 void cluster_free(struct cluster *c);
+
+/*
+ * Point ni at node and read once what plugins would look up per request
+ * (avoid_pods). Every ni->node assignment goes through here.
+ */
+void node_info_set_node(struct node_info *ni, const struct kube_node *node);
 
 /* The node called name, or NULL. */
 const struct node_info *cluster_node(const struct cluster *c, const char *name);

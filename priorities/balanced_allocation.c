@@ -15,22 +15,22 @@
 
 #include <math.h>
 
-/* fractionOfCapacity, capped at 1; an excluded resource counts as 1. */
-static double fraction(const struct kube_pod *pod, const struct node_info *ni,
-                       const char *name)
+/* fractionOfCapacity of entry i, capped at 1; excluded: 1. */
+static double fraction(const struct prio_res_pod *rp, size_t i,
+                       const struct node_info *ni)
 {
     int64_t alloc, req;
     double f;
 
-    if (!prio_res_node_pair(pod, ni, name, PRIO_RES_REQUESTED, &alloc, &req))
+    if (!prio_res_node_pair_at(rp, i, ni, &alloc, &req))
         return 1;
     f = (double)req / (double)alloc;
     return f > 1 ? 1 : f;
 }
 
 /*
- * Score: only cpu and memory (v1.22 takes no resource list here). Never
- * fails; no normalisation.
+ * Score: only cpu and memory (v1.22 takes no resource list here; state is
+ * prio_res_prescore_balanced's). Never fails; no normalisation.
  */
 int prio_balanced_allocation_score(const struct prio_cycle *cy,
                                    const void *args, const void *state,
@@ -39,11 +39,11 @@ int prio_balanced_allocation_score(const struct prio_cycle *cy,
 {
     double cpu, mem, diff;
 
+    (void)cy;
     (void)args;
-    (void)state;
     (void)e;
-    cpu = fraction(cy->pod, ni, "cpu");
-    mem = fraction(cy->pod, ni, "memory");
+    cpu = fraction(state, 0, ni); /* the default list: cpu, memory */
+    mem = fraction(state, 1, ni);
     diff = fabs(cpu - mem);
     *score = prio_f2i64((1 - diff) * (double)PRIO_MAX_NODE_SCORE);
     return 0;

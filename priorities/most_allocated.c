@@ -27,11 +27,9 @@ int prio_most_allocated_score(const struct prio_cycle *cy, const void *args,
                               const void *state, const struct node_info *ni,
                               int64_t *score, struct err *e)
 {
-    struct prio_res_list l;
-
-    (void)state;
+    (void)cy;
+    (void)args;
     (void)e;
-    prio_res_list_from_args(args, &l);
-    *score = prio_res_weighted_score(cy->pod, ni, &l, most_requested);
+    *score = prio_res_weighted_score(state, ni, most_requested);
     return 0;
 }

@@ -21,8 +21,7 @@
 #include "kube/json_arena.h"
 #include "kube/labels.h"
 
-#define AVOID_ANNOTATION "scheduler.alpha.kubernetes.io/preferAvoidPods"
-#define SCRATCH_CHUNK    4096
+#define SCRATCH_CHUNK 4096
 
 /* A value for a Go string / bool / struct field: that type or null. */
 static bool is_string_or_null(const cJSON *v)
@@ -251,7 +250,7 @@ int prio_node_prefer_avoid_pods_score(const struct prio_cycle *cy,
     *score = PRIO_MAX_NODE_SCORE;
     if (!ref)
         return 0;
-    text = kube_labels_get(&ni->node->annotations, AVOID_ANNOTATION);
+    text = ni->avoid_pods; /* KUBE_ANNOTATION_PREFER_AVOID_PODS */
     if (text && text[0] && avoids(text, ref))
         *score = 0;
     return 0;

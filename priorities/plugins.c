@@ -27,6 +27,8 @@
 #pragma weak prio_pod_topology_spread_score
 #pragma weak prio_rdma_aware_score
 #pragma weak prio_requested_to_capacity_ratio_score
+#pragma weak prio_res_prescore_args_non_zero
+#pragma weak prio_res_prescore_balanced
 #pragma weak prio_resource_limits_normalize
 #pragma weak prio_resource_limits_score
 #pragma weak prio_selector_spread_normalize
@@ -42,12 +44,14 @@
 /* The gate-off SelectorSpread row serves the DefaultPodTopologySpread=false
  * option; our and dropped priorities are dispatched by priority name. */
 static const struct prio_plugin plugins[] = {
-    { "NodeResourcesLeastAllocated", NULL, prio_least_allocated_score, NULL },
-    { "NodeResourcesMostAllocated", NULL, prio_most_allocated_score, NULL },
-    { "NodeResourcesBalancedAllocation", NULL, prio_balanced_allocation_score,
-      NULL },
-    { "RequestedToCapacityRatio", NULL, prio_requested_to_capacity_ratio_score,
-      NULL },
+    { "NodeResourcesLeastAllocated", prio_res_prescore_args_non_zero,
+      prio_least_allocated_score, NULL },
+    { "NodeResourcesMostAllocated", prio_res_prescore_args_non_zero,
+      prio_most_allocated_score, NULL },
+    { "NodeResourcesBalancedAllocation", prio_res_prescore_balanced,
+      prio_balanced_allocation_score, NULL },
+    { "RequestedToCapacityRatio", prio_res_prescore_args_non_zero,
+      prio_requested_to_capacity_ratio_score, NULL },
     { "PodTopologySpread", prio_pod_topology_spread_prescore,
       prio_pod_topology_spread_score, prio_pod_topology_spread_normalize },
     { "SelectorSpread", prio_selector_spread_prescore,

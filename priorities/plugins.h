@@ -23,6 +23,13 @@ const struct prio_plugin *prio_plugin_find(const char *name);
 const struct prio_plugin *prio_plugins(size_t *n);
 
 /* ---- implementations (one file each, named after the plugin) ---- */
+/*
+ * PreScore of Least/Most/RequestedToCapacityRatio (the args' list,
+ * NonZeroRequested) and of BalancedAllocation (cpu and memory, Requested):
+ * *state becomes a struct prio_res_pod (resource_allocation.h).
+ */
+prio_prescore_fn prio_res_prescore_args_non_zero;
+prio_prescore_fn prio_res_prescore_balanced;
 prio_score_fn prio_least_allocated_score;
 prio_score_fn prio_most_allocated_score;
 prio_score_fn prio_balanced_allocation_score;

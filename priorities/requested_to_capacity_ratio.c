@@ -57,28 +57,25 @@ int prio_requested_to_capacity_ratio_score(const struct prio_cycle *cy,
     const struct policy_shape_point *shape = default_shape;
     size_t n_shape = sizeof(default_shape) / sizeof(default_shape[0]), i;
     const int64_t scale = PRIO_MAX_NODE_SCORE / PRIO_MAX_CUSTOM_SCORE;
+    const struct prio_res_pod *rp = state;
     int64_t num = 0, den = 0, alloc, req, util, s;
-    struct prio_res_list l;
 
-    (void)state;
+    (void)cy;
     (void)e;
     if (a && a->kind == PRIO_ARGS_RTCR) {
         shape = a->u.rtcr.shape;
         n_shape = a->u.rtcr.shape ? a->u.rtcr.n_shape : 0;
     }
-    prio_res_list_from_args(args, &l);
-    for (i = 0; i < l.n; i++) {
-        if (prio_res_list_shadowed(&l, i) ||
-            !prio_res_node_pair(cy->pod, ni, l.v[i].name, PRIO_RES_NON_ZERO,
-                                &alloc, &req))
+    for (i = 0; i < rp->list.n; i++) {
+        if (rp->shadowed[i] || !prio_res_node_pair_at(rp, i, ni, &alloc, &req))
             continue;
         util = req > alloc
                    ? MAX_UTILIZATION
                    : prio_div64(prio_mul64(req, MAX_UTILIZATION), alloc);
         s = prio_rtcr_broken_linear(shape, n_shape, scale, util);
         if (s > 0) {
-            num = prio_add64(num, prio_mul64(s, l.v[i].weight));
-            den = prio_add64(den, l.v[i].weight);
+            num = prio_add64(num, prio_mul64(s, rp->list.v[i].weight));
+            den = prio_add64(den, rp->list.v[i].weight);
         }
     }
     *score = den == 0 ? 0 : prio_f2i64(round((double)num / (double)den));

@@ -1,14 +1,15 @@
 /*
  * resource_allocation.c: allocatable/requested pairs for the resource-based
  * score plugins, as noderesources/resource_allocation.go (v1.22) computes
- * them, with the pod side per util/non_zero.go. Nothing here allocates:
- * the pod side is recomputed per (node, resource) from a few containers.
+ * them, with the pod side per util/non_zero.go. The pod side is worked
+ * out once per cycle (struct prio_res_pod); per node nothing allocates.
  */
 #include "priorities/resource_allocation.h"
 
 #include <string.h>
 
 #include "kube/resources.h"
+#include "priorities/plugins.h"
 
 #define RES_CPU       "cpu"
 #define RES_MEMORY    "memory"
@@ -116,13 +117,13 @@ int64_t prio_res_pod_request(const struct kube_pod *pod, const char *name,
     return prio_add64(req, overhead_value(pod, name));
 }
 
-bool prio_res_node_pair(const struct kube_pod *pod, const struct node_info *ni,
-                        const char *name, enum prio_res_mode mode,
-                        int64_t *alloc, int64_t *req)
+/* The node side of one resource given the pod's request for it. */
+static bool node_pair(const struct node_info *ni, const char *name,
+                      enum prio_res_mode mode, int64_t pod_req, int64_t *alloc,
+                      int64_t *req)
 {
     const struct kube_resources *al = &ni->node->allocatable;
     bool non_zero = mode == PRIO_RES_NON_ZERO;
-    int64_t pod_req = prio_res_pod_request(pod, name, mode);
     int64_t node_req;
     bool found;
 
@@ -152,23 +153,78 @@ bool prio_res_node_pair(const struct kube_pod *pod, const struct node_info *ni,
     return true;
 }
 
-int64_t prio_res_weighted_score(const struct kube_pod *pod,
+bool prio_res_node_pair(const struct kube_pod *pod, const struct node_info *ni,
+                        const char *name, enum prio_res_mode mode,
+                        int64_t *alloc, int64_t *req)
+{
+    return node_pair(ni, name, mode, prio_res_pod_request(pod, name, mode),
+                     alloc, req);
+}
+
+struct prio_res_pod *prio_res_pod_new(struct prio_cycle *cy,
+                                      const struct prio_res_list *l,
+                                      enum prio_res_mode mode)
+{
+    struct prio_res_pod *rp = arena_calloc(cy->arena, 1, sizeof(*rp));
+    size_t i;
+
+    if (!rp)
+        return NULL;
+    rp->list = *l;
+    rp->mode = mode;
+    rp->shadowed = arena_calloc(cy->arena, l->n + 1, sizeof(*rp->shadowed));
+    rp->request = arena_calloc(cy->arena, l->n + 1, sizeof(*rp->request));
+    if (!rp->shadowed || !rp->request)
+        return NULL;
+    for (i = 0; i < l->n; i++) {
+        rp->shadowed[i] = prio_res_list_shadowed(l, i);
+        rp->request[i] = prio_res_pod_request(cy->pod, l->v[i].name, mode);
+    }
+    return rp;
+}
+
+int prio_res_prescore_args_non_zero(struct prio_cycle *cy, const void *args,
+                                    void **state, struct err *e)
+{
+    struct prio_res_list l;
+
+    prio_res_list_from_args(args, &l);
+    *state = prio_res_pod_new(cy, &l, PRIO_RES_NON_ZERO);
+    return *state ? 0 : err_set(e, "out of memory");
+}
+
+int prio_res_prescore_balanced(struct prio_cycle *cy, const void *args,
+                               void **state, struct err *e)
+{
+    struct prio_res_list l;
+
+    (void)args;
+    prio_res_list_default(&l); /* v1.22 scores cpu and memory only */
+    *state = prio_res_pod_new(cy, &l, PRIO_RES_REQUESTED);
+    return *state ? 0 : err_set(e, "out of memory");
+}
+
+bool prio_res_node_pair_at(const struct prio_res_pod *rp, size_t i,
+                           const struct node_info *ni, int64_t *alloc,
+                           int64_t *req)
+{
+    return node_pair(ni, rp->list.v[i].name, rp->mode, rp->request[i], alloc,
+                     req);
+}
+
+int64_t prio_res_weighted_score(const struct prio_res_pod *rp,
                                 const struct node_info *ni,
-                                const struct prio_res_list *l,
                                 prio_res_scorer_fn *scorer)
 {
     int64_t score = 0, weights = 0, alloc, req;
     size_t i;
 
-    for (i = 0; i < l->n; i++) {
-        if (prio_res_list_shadowed(l, i))
+    for (i = 0; i < rp->list.n; i++) {
+        if (rp->shadowed[i] || !prio_res_node_pair_at(rp, i, ni, &alloc, &req))
             continue;
-        if (!prio_res_node_pair(pod, ni, l->v[i].name, PRIO_RES_NON_ZERO,
-                                &alloc, &req))
-            continue;
-        score =
-            prio_add64(score, prio_mul64(scorer(req, alloc), l->v[i].weight));
-        weights = prio_add64(weights, l->v[i].weight);
+        score = prio_add64(
+            score, prio_mul64(scorer(req, alloc), rp->list.v[i].weight));
+        weights = prio_add64(weights, rp->list.v[i].weight);
     }
     if (weights == 0)
         return 0;

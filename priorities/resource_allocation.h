@@ -16,6 +16,7 @@
 #include "kube/cluster.h"
 #include "kube/types.h"
 #include "policy/policy_doc.h"
+#include "priorities/framework.h"
 #include "priorities/priorities.h"
 
 /* How cpu and memory are counted, node side and pod side (§2.1, §2.2). */
@@ -73,6 +74,30 @@ bool prio_res_node_pair(const struct kube_pod *pod, const struct node_info *ni,
                         const char *name, enum prio_res_mode mode,
                         int64_t *alloc, int64_t *req);
 
+/*
+ * The pod's side of a resource list, worked out once per scheduling cycle
+ * by a plugin's PreScore (prio_res_prescore_*): per entry whether a later
+ * entry shadows it and the pod's request (prio_res_pod_request).
+ */
+struct prio_res_pod {
+    struct prio_res_list list;
+    enum prio_res_mode mode;
+    bool *shadowed;
+    int64_t *request;
+};
+
+/* The pod side of l in mode, from cy's arena; NULL when out of memory. */
+struct prio_res_pod *prio_res_pod_new(struct prio_cycle *cy,
+                                      const struct prio_res_list *l,
+                                      enum prio_res_mode mode);
+
+/* The resource plugins' PreScore functions are in plugins.h. */
+
+/* prio_res_node_pair for entry i of rp (the pod side already known). */
+bool prio_res_node_pair_at(const struct prio_res_pod *rp, size_t i,
+                           const struct node_info *ni, int64_t *alloc,
+                           int64_t *req);
+
 /* A per-resource score from (requested, allocatable), allocatable != 0. */
 typedef int64_t prio_res_scorer_fn(int64_t requested, int64_t allocatable);
 
@@ -80,9 +105,8 @@ typedef int64_t prio_res_scorer_fn(int64_t requested, int64_t allocatable);
  * Least/MostAllocated: Σ score_r × w_r / Σ w_r over the included resources
  * of l (integer division; 0 when nothing is included).
  */
-int64_t prio_res_weighted_score(const struct kube_pod *pod,
+int64_t prio_res_weighted_score(const struct prio_res_pod *rp,
                                 const struct node_info *ni,
-                                const struct prio_res_list *l,
                                 prio_res_scorer_fn *scorer);
 
 /*

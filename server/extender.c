@@ -169,7 +169,7 @@ static const struct node_info **resolve_nodes(struct arena *a,
         cached = cluster_node(c, x->nodes[i].name);
         if (cached)
             *ni = *cached;
-        ni->node = &x->nodes[i];
+        node_info_set_node(ni, &x->nodes[i]);
         out[i] = ni;
     }
     return out;

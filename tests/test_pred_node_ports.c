@@ -273,7 +273,7 @@ static void node_ports_filter_should_fail_without_prefilter(void **state)
     memset(&cy, 0, sizeof(cy));
     memset(&ni, 0, sizeof(ni));
     cy.pod = &pod;
-    ni.node = &node;
+    node_info_set_node(&ni, &node);
     pred_result_init(&r, NULL);
     assert_int_equal(pred_node_ports_filter(&cy, NULL, NULL, &ni, &r),
                      PRED_ERROR);

@@ -69,7 +69,7 @@ static const struct sched_flag sched_flag_table[] = {
     { "kube-api-burst", F_NUM, FOFF(burst), 1, 1e6,
       "burst of API writes (default: 100)" },
     { "bind-workers", F_NUM, FOFF(bind_workers), 1, 1024,
-      "Bindings posted in parallel (default: 16)" },
+      "Bindings posted in parallel, and as many Events (default: 16)" },
     { "percentage-of-nodes-to-score", F_INT, FOFF(percentage_to_score), 0,
       100,
       "stop filtering once this percentage of the nodes fit (at least "

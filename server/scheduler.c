@@ -520,9 +520,13 @@ static void *event_main(void *arg)
         ref.uid = *ev.uid ? ev.uid : NULL;
         if (kube_client_create_event(s->eclient, &ref, ev.type, ev.reason,
                                      ev.message, s->opts.scheduler_name,
-                                     &e) < 0)
+                                     &e) < 0) {
+            metrics_counter_add(s->events_posted[1], 1);
             LOG_V(1, "event %s for pod %s/%s not recorded: %s", ev.reason,
                   ev.ns, ev.name, e.msg);
+        } else {
+            metrics_counter_add(s->events_posted[0], 1);
+        }
         free(ev.buf);
         pthread_mutex_lock(&s->ev_lock);
     }
@@ -1032,6 +1036,11 @@ static void register_metrics(struct scheduler *s, struct metrics *m)
     s->events_dropped = metrics_counter(
         m, "kpe_scheduler_events_dropped_total",
         "Events not sent because the event queue was full.", "");
+    for (i = 0; i < 2; i++)
+        s->events_posted[i] = metrics_counter(
+            m, "kpe_scheduler_events_posted_total",
+            "Events POSTed to the API server, by result (sent, failed).",
+            i ? "result=\"failed\"" : "result=\"sent\"");
     snprintf(label, sizeof(label), "name=\"%s\"", s->opts.scheduler_name);
     s->leader = metrics_gauge(
         m, "kpe_leader_election_master_status",
@@ -1060,7 +1069,9 @@ int sched_init(struct scheduler *s, const struct sched_options *o,
         s->q.max_backoff = o->max_backoff;
     s->events = calloc(SCHED_EVENT_QUEUE, sizeof(*s->events));
     s->binders = calloc((size_t)s->opts.bind_workers, sizeof(*s->binders));
-    if (!s->events || !s->binders)
+    s->ev_threads =
+        calloc((size_t)s->opts.bind_workers, sizeof(*s->ev_threads));
+    if (!s->events || !s->binders || !s->ev_threads)
         return err_set(e, "out of memory");
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->cond, NULL);
@@ -1076,14 +1087,21 @@ int sched_start(struct scheduler *s, struct err *e)
 {
     int i;
 
-    if (pthread_create(&s->ev_thread, NULL, event_main, s) != 0)
-        return err_set(e, "cannot start the event thread");
+    /* From here sched_stop joins what was started; the scheduling
+     * thread counts as stopped until it exists. */
     s->started = true;
+    s->stopping = true;
+    for (i = 0; i < s->opts.bind_workers; i++) {
+        if (pthread_create(&s->ev_threads[i], NULL, event_main, s) != 0)
+            return err_set(e, "cannot start event thread %d", i);
+        s->n_ev_threads++;
+    }
     for (i = 0; i < s->opts.bind_workers; i++) {
         if (pthread_create(&s->binders[i], NULL, binder_main, s) != 0)
             return err_set(e, "cannot start binder thread %d", i);
         s->n_binders++;
     }
+    s->stopping = false;
     if (pthread_create(&s->thread, NULL, sched_main, s) != 0) {
         s->stopping = true;
         return err_set(e, "cannot start the scheduling thread");
@@ -1135,7 +1153,9 @@ void sched_stop(struct scheduler *s)
     s->ev_stopping = true;
     pthread_cond_broadcast(&s->ev_cond);
     pthread_mutex_unlock(&s->ev_lock);
-    pthread_join(s->ev_thread, NULL);
+    for (i = 0; i < s->n_ev_threads; i++)
+        pthread_join(s->ev_threads[i], NULL);
+    s->n_ev_threads = 0;
     s->started = false;
 }
 
@@ -1149,6 +1169,7 @@ void sched_destroy(struct scheduler *s)
         free(s->events[(s->ev_head + i) % SCHED_EVENT_QUEUE].buf);
     free(s->events);
     free(s->binders);
+    free(s->ev_threads);
     for (i = 0; i < s->sig_slots; i++)
         free(s->sigs[i].name);
     free(s->sigs);

@@ -8,8 +8,11 @@
  *
  * Threads: the informer thread feeds the queue through the sink; one
  * scheduling thread decides; binder threads POST Bindings (and pod status
- * on failure); one thread sends Events. Only the leader schedules
- * (sched_set_active); standbys keep their cache and queue warm.
+ * on failure); as many threads send Events from one bounded queue
+ * (client-go's events broadcaster posts each event on a goroutine of its
+ * own, so events keep pace with binds). Only the
+ * leader schedules (sched_set_active); standbys keep their cache and queue
+ * warm.
  */
 #ifndef SERVER_SCHEDULER_H
 #define SERVER_SCHEDULER_H
@@ -90,7 +93,8 @@ struct scheduler {
     struct sched_event *events; /* ring of SCHED_EVENT_QUEUE */
     size_t ev_head, ev_n;
     bool ev_stopping;
-    pthread_t ev_thread;
+    pthread_t *ev_threads; /* as many as binders */
+    int n_ev_threads;
 
     /* Scheduling-relevant node fields seen last, by node name. */
     struct sched_node_sig *sigs;
@@ -104,6 +108,7 @@ struct scheduler {
     struct metrics_histogram *algorithm_duration;
     struct metrics_histogram *binding_duration;
     struct metrics_counter *events_dropped;
+    struct metrics_counter *events_posted[2]; /* sent, failed */
     struct metrics_gauge *leader;
     struct sched_depth depth[4];
 };

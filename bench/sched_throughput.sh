@@ -7,7 +7,9 @@
 # "Successfully bound" lines), the scheduler's own decision rate (from
 # kpe_scheduling_algorithm_duration_seconds), and the double's time per
 # Binding (kpe_binding_duration_seconds) with its CPU time, to show which
-# side limits the figure.
+# side limits the figure. Every bind owes a Scheduled event: the run ends
+# when all are posted (or dropped, or failed), and the second throughput
+# line counts up to then (the end is polled every 0.1 s).
 #
 # Environment: NODES (5000), PODS (10000), POLICY (deploy/demo/policy.json),
 # BIND_WORKERS (16), OUT (bench/out).
@@ -66,13 +68,19 @@ for _ in $(seq 1 300); do
 done
 metric() { curl -sf "http://127.0.0.1:$port/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
 start=$(date +%s)
+bound_at=""
 while :; do
-    n=$(metric 'kpe_schedule_attempts_total{result="scheduled"}' || echo 0)
-    [ "${n:-0}" -ge "$pods" ] && break
+    m=$(curl -sf "http://127.0.0.1:$port/metrics" || true)
+    n=$(printf '%s\n' "$m" | awk '$1 == "kpe_schedule_attempts_total{result=\"scheduled\"}" {print $2}')
+    ev=$(printf '%s\n' "$m" | awk '$1 ~ /^kpe_scheduler_events_(posted|dropped)_total/ {s += $2} END {print s + 0}')
+    now=$(date +%s.%N)
+    [ -z "$bound_at" ] && [ "${n:-0}" -ge "$pods" ] && bound_at=$now
+    [ -n "$bound_at" ] && [ "${ev:-0}" -ge "$pods" ] && break
     kill -0 "$sched" 2>/dev/null || { echo "bench-sched: the scheduler died" >&2; tail "$out/sched.log" >&2; exit 1; }
-    [ $(($(date +%s) - start)) -lt 600 ] || { echo "bench-sched: timed out at $n bound" >&2; exit 1; }
-    sleep 0.5
+    [ $(($(date +%s) - start)) -lt 600 ] || { echo "bench-sched: timed out at $n bound, $ev events" >&2; exit 1; }
+    sleep 0.1
 done
+events_lag=$(echo "$now - $bound_at" | bc -l)
 curl -sf "http://127.0.0.1:$port/metrics" >"$out/sched-metrics.txt"
 api_cpu1=$(awk '{print $14 + $15}' "/proc/$api/stat")
 sched_cpu=$(awk '{print $14 + $15}' "/proc/$sched/stat")
@@ -80,9 +88,9 @@ tck=$(getconf CLK_TCK)
 
 python3 - "$out/sched.log" "$out/sched-metrics.txt" "$pods" \
     "$(echo "($api_cpu1 - $api_cpu0) / $tck" | bc -l)" \
-    "$(echo "$sched_cpu / $tck" | bc -l)" <<'PY' | tee "$out/sched-report.txt"
+    "$(echo "$sched_cpu / $tck" | bc -l)" "$events_lag" <<'PY' | tee "$out/sched-report.txt"
 import re, sys
-log, metrics, pods, api_cpu, sched_cpu = sys.argv[1:6]
+log, metrics, pods, api_cpu, sched_cpu, lag = sys.argv[1:7]
 ts = []
 for line in open(log):
     if "Successfully bound pod" in line:
@@ -102,7 +110,14 @@ dec = mean("kpe_scheduling_algorithm_duration_seconds")
 bind = mean("kpe_binding_duration_seconds")
 print("pods bound:                 %d (log lines %d)" % (mv['kpe_schedule_attempts_total{result="scheduled"}'], len(ts)))
 print("first to last bind:         %.2f s" % span)
+ev = lambda k: int(mv.get("kpe_scheduler_events_%s_total%s" % k, 0))
+sent, failed = ev(("posted", '{result="sent"}')), ev(("posted", '{result="failed"}'))
+dropped = ev(("dropped", ""))
 print("throughput:                 %.0f pods/s" % ((len(ts) - 1) / span))
+print("Scheduled events:           %d sent, %d failed, %d dropped; last %.1f s after the last bind"
+      % (sent, failed, dropped, float(lag)))
+print("throughput with events:     %.0f pods/s (first bind to last event)"
+      % ((len(ts) - 1) / (span + float(lag))))
 print("decision (filter+score):    %.3f ms mean -> %.0f decisions/s alone" % (dec * 1e3, 1 / dec))
 print("Binding POST on the double: %.2f ms mean" % (bind * 1e3))
 print("CPU during the run:         double %.1f s, scheduler %.1f s (2 cores)" % (float(api_cpu), float(sched_cpu)))

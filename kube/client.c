@@ -2,8 +2,9 @@
  * client.c: the API client (see client.h): easy-handle setup with TLS
  * blobs and bearer tokens (re-read from a token file when it changes, as
  * client-go's cachingTokenSource does for projected service account
- * tokens), synchronous requests, and the writes: Binding (the default
- * binder's POST pods/<name>/binding), Events, pod status patches.
+ * tokens), synchronous requests on pooled handles (connections kept
+ * alive), and the writes: Binding (the default binder's POST
+ * pods/<name>/binding), Events, pod status patches.
  */
 #include "kube/client.h"
 
@@ -112,6 +113,7 @@ struct kube_client *kube_client_new(struct kube_conn *conn,
         c->opts.user_agent = "kube-policy-extender";
     kube_ratelimit_init(&c->writes, c->opts.qps, c->opts.burst);
     pthread_mutex_init(&c->token_lock, NULL);
+    pthread_mutex_init(&c->pool_lock, NULL);
     return c;
 }
 
@@ -119,9 +121,12 @@ void kube_client_free(struct kube_client *c)
 {
     if (!c)
         return;
+    while (c->n_pool > 0)
+        curl_easy_cleanup(c->pool[--c->n_pool]);
     kube_conn_free(&c->conn);
     kube_ratelimit_destroy(&c->writes);
     pthread_mutex_destroy(&c->token_lock);
+    pthread_mutex_destroy(&c->pool_lock);
     free(c->file_token);
     free(c);
 }
@@ -278,6 +283,32 @@ void kube_response_free(struct kube_response *r)
     memset(r, 0, sizeof(*r));
 }
 
+/* An idle handle of c (its connection still open), or a new one. */
+static CURL *handle_get(struct kube_client *c)
+{
+    CURL *h = NULL;
+
+    pthread_mutex_lock(&c->pool_lock);
+    if (c->n_pool > 0)
+        h = c->pool[--c->n_pool];
+    pthread_mutex_unlock(&c->pool_lock);
+    return h ? h : curl_easy_init();
+}
+
+/* Give h back: its options are reset, its connection stays for reuse. */
+static void handle_put(struct kube_client *c, CURL *h)
+{
+    curl_easy_reset(h);
+    pthread_mutex_lock(&c->pool_lock);
+    if (c->n_pool < KUBE_CLIENT_POOL) {
+        c->pool[c->n_pool++] = h;
+        h = NULL;
+    }
+    pthread_mutex_unlock(&c->pool_lock);
+    if (h)
+        curl_easy_cleanup(h);
+}
+
 int kube_client_request(struct kube_client *c, const char *method,
                         const char *path, const char *content_type,
                         const char *body, size_t len, struct kube_response *out,
@@ -292,12 +323,12 @@ int kube_client_request(struct kube_client *c, const char *method,
     memset(out, 0, sizeof(*out));
     if (strcmp(method, "GET"))
         kube_ratelimit_wait(&c->writes);
-    h = curl_easy_init();
+    h = handle_get(c);
     if (!h)
         return err_set(e, "%s %s: cannot create a curl handle", method, path);
     if (kube_client_prepare(c, h, path, &hdrs, e) < 0) {
         curl_slist_free_all(hdrs);
-        curl_easy_cleanup(h);
+        handle_put(c, h);
         return err_prefix(e, "%s %s: ", method, path);
     }
     if (content_type) {
@@ -326,8 +357,8 @@ int kube_client_request(struct kube_client *c, const char *method,
                 s.too_big ? "response too large"
                           : (errbuf[0] ? errbuf : curl_easy_strerror(rc)));
     }
+    handle_put(c, h);
     curl_slist_free_all(hdrs);
-    curl_easy_cleanup(h);
     if (rc != CURLE_OK)
         return -1;
     if (!out->body)

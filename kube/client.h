@@ -62,6 +62,9 @@ struct kube_client_opts {
     const char *user_agent;  /* NULL: "kube-policy-extender" */
 };
 
+/* Idle request handles (and so connections) a client keeps. */
+#define KUBE_CLIENT_POOL 32
+
 struct kube_client {
     struct kube_conn conn; /* owned */
     struct kube_client_opts opts;
@@ -72,6 +75,12 @@ struct kube_client {
     long long token_mtime_ns;
     unsigned long long token_ino;
     long long token_size;
+
+    /* Idle easy handles of kube_client_request, kept with their open
+     * connections (HTTP keep-alive, as client-go's transport does). */
+    pthread_mutex_t pool_lock;
+    CURL *pool[KUBE_CLIENT_POOL];
+    int n_pool;
 };
 
 /*

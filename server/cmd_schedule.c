@@ -39,10 +39,11 @@ struct sched_flags {
     const char *lease_namespace;
     double bind_workers;
     double initial_backoff, max_backoff;
+    double percentage_to_score;
     int help;
 };
 
-enum ftype { F_STR, F_NUM, F_BOOL, F_DURATION };
+enum ftype { F_STR, F_NUM, F_INT, F_BOOL, F_DURATION };
 
 struct sched_flag {
     const char *name;
@@ -68,7 +69,13 @@ static const struct sched_flag sched_flag_table[] = {
     { "kube-api-burst", F_NUM, FOFF(burst), 1, 1e6,
       "burst of API writes (default: 100)" },
     { "bind-workers", F_NUM, FOFF(bind_workers), 1, 1024,
-      "Bindings posted in parallel (default: 16)" },
+      "Bindings posted in parallel, and as many Events (default: 16)" },
+    { "percentage-of-nodes-to-score", F_INT, FOFF(percentage_to_score), 0,
+      100,
+      "stop filtering once this percentage of the nodes fit (at least "
+      "100 nodes), as kube-scheduler's percentageOfNodesToScore; 0: "
+      "adaptive, 50% minus 1% per 125 nodes, at least 5%; 100: every "
+      "node (default: 0)" },
     { "pod-initial-backoff-seconds", F_NUM, FOFF(initial_backoff), 0.001, 3600,
       "first retry delay of an unschedulable pod (default: 1)" },
     { "pod-max-backoff-seconds", F_NUM, FOFF(max_backoff), 0.001, 3600,
@@ -155,12 +162,13 @@ static int set_flag(struct sched_flags *f, const struct sched_flag *d,
         *(double *)(void *)field = n;
         return 0;
     case F_NUM:
+    case F_INT:
         n = strtod(v, &end);
-        if (end == v || *end || n < d->min || n > d->max)
-            return err_set(e,
-                           "--%s: invalid value %s: want a number from %g "
-                           "to %g",
-                           d->name, err_quote(q, sizeof(q), v, 120), d->min,
+        if (end == v || *end || !(n >= d->min && n <= d->max) ||
+            (d->type == F_INT && n != (double)(long)n))
+            return err_set(e, "--%s: invalid value %s: want %s from %g to %g",
+                           d->name, err_quote(q, sizeof(q), v, 120),
+                           d->type == F_INT ? "an integer" : "a number", d->min,
                            d->max);
         *(double *)(void *)field = n;
         return 0;
@@ -409,6 +417,7 @@ static int setup(struct sched_ctx *c, struct err *e)
     so.bind_workers = (int)c->f.bind_workers;
     so.initial_backoff = c->f.initial_backoff;
     so.max_backoff = c->f.max_backoff;
+    so.percentage_of_nodes_to_score = (int)c->f.percentage_to_score;
     if (sched_init(&c->sched, &so, &c->app, c->cache, c->client, c->eclient,
                    c->srv->metrics, e) < 0)
         return -1;

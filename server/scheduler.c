@@ -520,9 +520,13 @@ static void *event_main(void *arg)
         ref.uid = *ev.uid ? ev.uid : NULL;
         if (kube_client_create_event(s->eclient, &ref, ev.type, ev.reason,
                                      ev.message, s->opts.scheduler_name,
-                                     &e) < 0)
+                                     &e) < 0) {
+            metrics_counter_add(s->events_posted[1], 1);
             LOG_V(1, "event %s for pod %s/%s not recorded: %s", ev.reason,
                   ev.ns, ev.name, e.msg);
+        } else {
+            metrics_counter_add(s->events_posted[0], 1);
+        }
         free(ev.buf);
         pthread_mutex_lock(&s->ev_lock);
     }
@@ -718,9 +722,109 @@ static void bind_async(struct scheduler *s, struct sched_bind_job *j)
 
 /* ---- deciding ---- */
 
+size_t sched_num_feasible_nodes_to_find(int percentage, size_t n_all)
+{
+    size_t want;
+    long pct = percentage;
+
+    if (n_all < SCHED_MIN_FEASIBLE_NODES || percentage >= 100)
+        return n_all;
+    if (pct <= 0) {
+        /* n_all / 125 may exceed 50: compare before subtracting. */
+        size_t drop = n_all / 125;
+
+        pct = drop >= SCHED_BASE_PERCENT_TO_SCORE - SCHED_MIN_FEASIBLE_PERCENT
+                  ? SCHED_MIN_FEASIBLE_PERCENT
+                  : SCHED_BASE_PERCENT_TO_SCORE - (long)drop;
+    }
+    want = n_all * (size_t)pct / 100;
+    return want < SCHED_MIN_FEASIBLE_NODES ? SCHED_MIN_FEASIBLE_NODES : want;
+}
+
+/* Size out for n nodes and at most n_find feasible ones. */
+static int result_alloc(struct eval_result *out, size_t n, size_t n_find,
+                        struct arena *a, struct err *e)
+{
+    memset(out, 0, sizeof(*out));
+    out->selected = -1;
+    out->nodes = arena_calloc(a, n, sizeof(*out->nodes));
+    out->feasible =
+        arena_calloc(a, n_find ? n_find : 1, sizeof(*out->feasible));
+    if (!out->nodes || !out->feasible)
+        return err_set(e, "out of memory evaluating %zu nodes", n);
+    return 0;
+}
+
+int sched_find_feasible(const struct pred_plan *plan,
+                        const struct kube_pod *pod, const struct cluster *c,
+                        const struct node_info *const *nodes, size_t n,
+                        int percentage, size_t *next_start, struct arena *a,
+                        struct eval_result *out, struct err *e)
+{
+    size_t n_find = sched_num_feasible_nodes_to_find(percentage, n);
+    size_t start = *next_start % n, i;
+    struct pred_eval ev;
+    int rc = 0;
+
+    if (result_alloc(out, n, n_find, a, e) < 0)
+        return -1;
+    if (pred_eval_begin(&ev, plan, pod, c, a, e) < 0)
+        return -1;
+    if (ev.rejected) {
+        /* PreFilter said no: every node carries that status. */
+        for (i = 0; i < n; i++) {
+            out->nodes[i].ni = nodes[i];
+            out->nodes[i].verdict = ev.rejection;
+            out->nodes[i].feasible_index = -1;
+        }
+        out->n_nodes = n;
+        return 0;
+    }
+    for (i = 0; i < n && out->n_feasible < n_find; i++) {
+        struct eval_node *en = &out->nodes[i];
+
+        en->ni = nodes[(start + i) % n];
+        en->feasible_index = -1;
+        if (plan->n_steps == 0) {
+            en->verdict.code = PRED_FIT; /* no filter plugins */
+        } else if (pred_eval_node(&ev, en->ni, &en->verdict, e) < 0) {
+            rc = err_prefix(e, "node %s: ", en->ni->node->name);
+            break;
+        }
+        en->feasible = en->verdict.code == PRED_FIT;
+        if (en->feasible) {
+            en->feasible_index = (int)out->n_feasible;
+            out->feasible[out->n_feasible++] = en->ni;
+        }
+    }
+    out->n_nodes = i;
+    *next_start = (start + i) % n;
+    return rc;
+}
+
+/* s->node_buf with every node of cl, in the cache's order. */
+static int node_list(struct scheduler *s, const struct cluster *cl)
+{
+    size_t i;
+
+    if (cl->n_nodes > s->node_cap) {
+        const struct node_info **nb =
+            realloc(s->node_buf, cl->n_nodes * sizeof(*nb));
+
+        if (!nb)
+            return -1;
+        s->node_buf = nb;
+        s->node_cap = cl->n_nodes;
+    }
+    for (i = 0; i < cl->n_nodes; i++)
+        s->node_buf[i] = &cl->nodes[i];
+    return 0;
+}
+
 /*
- * Filter every node, score the feasible ones (unless only one), pick the
- * best. Returns 0 with *node (malloc'd), 1 with *msg (from a) when the
+ * Filter nodes from the rotating start until enough fit
+ * (sched_find_feasible), score the feasible ones (unless only one), pick
+ * the best. Returns 0 with *node (malloc'd), 1 with *msg (from a) when the
  * pod fits nowhere, -1 with *msg on an internal error.
  */
 static int decide(struct scheduler *s, const struct app_state *st,
@@ -730,7 +834,7 @@ static int decide(struct scheduler *s, const struct app_state *st,
     const struct cluster *cl = kube_cache_read_lock(s->cache);
     struct eval_result res, scored;
     struct err e = { "" };
-    size_t i, best;
+    size_t best;
     int rc = 1;
 
     *node = NULL;
@@ -738,23 +842,14 @@ static int decide(struct scheduler *s, const struct app_state *st,
         *msg = SCHED_NO_NODES;
         goto out;
     }
-    if (cl->n_nodes > s->node_cap) {
-        const struct node_info **nb =
-            realloc(s->node_buf, cl->n_nodes * sizeof(*nb));
-
-        if (!nb) {
-            *msg = "out of memory";
-            rc = -1;
-            goto out;
-        }
-        s->node_buf = nb;
-        s->node_cap = cl->n_nodes;
-    }
-    for (i = 0; i < cl->n_nodes; i++)
-        s->node_buf[i] = &cl->nodes[i];
     rc = -1;
-    if (evaluate_pod(&st->plans, pod, cl, s->node_buf, cl->n_nodes, EVAL_FILTER,
-                     a, &res, &e) < 0) {
+    if (node_list(s, cl) < 0) {
+        *msg = "out of memory";
+        goto out;
+    }
+    if (sched_find_feasible(&st->plans.pred, pod, cl, s->node_buf, cl->n_nodes,
+                            s->opts.percentage_of_nodes_to_score,
+                            &s->next_start, a, &res, &e) < 0) {
         *msg = arena_strdup(a, e.msg);
         goto out;
     }
@@ -932,14 +1027,20 @@ static void register_metrics(struct scheduler *s, struct metrics *m)
     }
     s->algorithm_duration = metrics_histogram(
         m, "kpe_scheduling_algorithm_duration_seconds",
-        "Decision latency in seconds: filter and score over every node.", "",
-        buckets, nb);
+        "Decision latency in seconds: filter (until enough nodes fit, "
+        "percentageOfNodesToScore) and score.",
+        "", buckets, nb);
     s->binding_duration = metrics_histogram(
         m, "kpe_binding_duration_seconds",
         "Latency in seconds of the Binding POST.", "", buckets, nb);
     s->events_dropped = metrics_counter(
         m, "kpe_scheduler_events_dropped_total",
         "Events not sent because the event queue was full.", "");
+    for (i = 0; i < 2; i++)
+        s->events_posted[i] = metrics_counter(
+            m, "kpe_scheduler_events_posted_total",
+            "Events POSTed to the API server, by result (sent, failed).",
+            i ? "result=\"failed\"" : "result=\"sent\"");
     snprintf(label, sizeof(label), "name=\"%s\"", s->opts.scheduler_name);
     s->leader = metrics_gauge(
         m, "kpe_leader_election_master_status",
@@ -968,7 +1069,9 @@ int sched_init(struct scheduler *s, const struct sched_options *o,
         s->q.max_backoff = o->max_backoff;
     s->events = calloc(SCHED_EVENT_QUEUE, sizeof(*s->events));
     s->binders = calloc((size_t)s->opts.bind_workers, sizeof(*s->binders));
-    if (!s->events || !s->binders)
+    s->ev_threads =
+        calloc((size_t)s->opts.bind_workers, sizeof(*s->ev_threads));
+    if (!s->events || !s->binders || !s->ev_threads)
         return err_set(e, "out of memory");
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->cond, NULL);
@@ -984,14 +1087,21 @@ int sched_start(struct scheduler *s, struct err *e)
 {
     int i;
 
-    if (pthread_create(&s->ev_thread, NULL, event_main, s) != 0)
-        return err_set(e, "cannot start the event thread");
+    /* From here sched_stop joins what was started; the scheduling
+     * thread counts as stopped until it exists. */
     s->started = true;
+    s->stopping = true;
+    for (i = 0; i < s->opts.bind_workers; i++) {
+        if (pthread_create(&s->ev_threads[i], NULL, event_main, s) != 0)
+            return err_set(e, "cannot start event thread %d", i);
+        s->n_ev_threads++;
+    }
     for (i = 0; i < s->opts.bind_workers; i++) {
         if (pthread_create(&s->binders[i], NULL, binder_main, s) != 0)
             return err_set(e, "cannot start binder thread %d", i);
         s->n_binders++;
     }
+    s->stopping = false;
     if (pthread_create(&s->thread, NULL, sched_main, s) != 0) {
         s->stopping = true;
         return err_set(e, "cannot start the scheduling thread");
@@ -1043,7 +1153,9 @@ void sched_stop(struct scheduler *s)
     s->ev_stopping = true;
     pthread_cond_broadcast(&s->ev_cond);
     pthread_mutex_unlock(&s->ev_lock);
-    pthread_join(s->ev_thread, NULL);
+    for (i = 0; i < s->n_ev_threads; i++)
+        pthread_join(s->ev_threads[i], NULL);
+    s->n_ev_threads = 0;
     s->started = false;
 }
 
@@ -1057,6 +1169,7 @@ void sched_destroy(struct scheduler *s)
         free(s->events[(s->ev_head + i) % SCHED_EVENT_QUEUE].buf);
     free(s->events);
     free(s->binders);
+    free(s->ev_threads);
     for (i = 0; i < s->sig_slots; i++)
         free(s->sigs[i].name);
     free(s->sigs);

@@ -8,8 +8,11 @@
  *
  * Threads: the informer thread feeds the queue through the sink; one
  * scheduling thread decides; binder threads POST Bindings (and pod status
- * on failure); one thread sends Events. Only the leader schedules
- * (sched_set_active); standbys keep their cache and queue warm.
+ * on failure); as many threads send Events from one bounded queue
+ * (client-go's events broadcaster posts each event on a goroutine of its
+ * own, so events keep pace with binds). Only the
+ * leader schedules (sched_set_active); standbys keep their cache and queue
+ * warm.
  */
 #ifndef SERVER_SCHEDULER_H
 #define SERVER_SCHEDULER_H
@@ -43,6 +46,7 @@ struct sched_options {
     int bind_workers;           /* 0: SCHED_DEFAULT_BIND_WORKERS */
     double initial_backoff;     /* 0: 1 s */
     double max_backoff;         /* 0: 10 s */
+    int percentage_of_nodes_to_score; /* 0: adaptive; >= 100: every node */
 };
 
 struct sched_bind_job;
@@ -73,6 +77,7 @@ struct scheduler {
     uint64_t rng;
     const struct node_info **node_buf; /* scheduling thread only */
     size_t node_cap;
+    size_t next_start; /* nextStartNodeIndex (scheduling thread only) */
 
     /* Binder pool. */
     pthread_mutex_t bind_lock;
@@ -88,7 +93,8 @@ struct scheduler {
     struct sched_event *events; /* ring of SCHED_EVENT_QUEUE */
     size_t ev_head, ev_n;
     bool ev_stopping;
-    pthread_t ev_thread;
+    pthread_t *ev_threads; /* as many as binders */
+    int n_ev_threads;
 
     /* Scheduling-relevant node fields seen last, by node name. */
     struct sched_node_sig *sigs;
@@ -102,6 +108,7 @@ struct scheduler {
     struct metrics_histogram *algorithm_duration;
     struct metrics_histogram *binding_duration;
     struct metrics_counter *events_dropped;
+    struct metrics_counter *events_posted[2]; /* sent, failed */
     struct metrics_gauge *leader;
     struct sched_depth depth[4];
 };
@@ -151,6 +158,38 @@ char *sched_fit_error(struct arena *a, const struct eval_result *r);
  * sampling with *rng, a splitmix64 state).
  */
 size_t sched_select_host(const int64_t *totals, size_t n, uint64_t *rng);
+
+/* minFeasibleNodesToFind and minFeasibleNodesPercentageToFind of v1.22. */
+#define SCHED_MIN_FEASIBLE_NODES    100
+#define SCHED_MIN_FEASIBLE_PERCENT  5
+#define SCHED_BASE_PERCENT_TO_SCORE 50
+
+/*
+ * numFeasibleNodesToFind of v1.22: how many feasible nodes, once found,
+ * end the search among n_all nodes. percentage is
+ * percentageOfNodesToScore: 0 (or less) adapts it to the cluster size
+ * (50 - n_all/125, at least 5); 100 or more means every node. Never
+ * fewer than 100 nodes, unless the cluster is smaller.
+ */
+size_t sched_num_feasible_nodes_to_find(int percentage, size_t n_all);
+
+/*
+ * findNodesThatPassFilters of v1.22, one node at a time: filter
+ * nodes[0..n) (n > 0) of cluster c with plan, starting at *next_start and
+ * wrapping around, until sched_num_feasible_nodes_to_find(percentage, n)
+ * nodes fit or every node was tried; then advance *next_start by the
+ * number of nodes tried (modulo n). A prefilter rejection marks every
+ * node and leaves *next_start alone. out->nodes holds the nodes tried in
+ * the order tried (all n when none fits, so sched_fit_error counts them
+ * all); out->feasible the nodes that fit, in the same order. Everything
+ * is allocated from a. Returns 0, or -1 with e set on a plugin's internal
+ * error (*next_start still advances over the nodes tried before it).
+ */
+int sched_find_feasible(const struct pred_plan *plan,
+                        const struct kube_pod *pod, const struct cluster *c,
+                        const struct node_info *const *nodes, size_t n,
+                        int percentage, size_t *next_start, struct arena *a,
+                        struct eval_result *out, struct err *e);
 
 /* truncateMessage: at most SCHED_MESSAGE_LIMIT bytes, ending " ..." when
  * cut. Returns msg or a copy in a. */

@@ -343,7 +343,9 @@ struct fixture {
 
 static void fixture_up(struct fixture *f)
 {
-    struct sched_options o = { "me", 1, 1, 0, 0 };
+    struct sched_options o = { .scheduler_name = "me",
+                               .seed = 1,
+                               .bind_workers = 1 };
     struct err e = { "" };
 
     memset(f, 0, sizeof(*f));

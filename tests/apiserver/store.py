@@ -8,7 +8,6 @@ Status body the real API server would send.
 """
 import bisect
 import collections
-import copy
 import datetime
 import json
 import random
@@ -146,7 +145,11 @@ def obj_key(res, ns, name):
 
 class Store:
     def __init__(self, history_size=10000):
-        self.cond = threading.Condition(threading.RLock())
+        lock = threading.RLock()
+        self.cond = threading.Condition(lock)
+        # Watches wait per resource, so a write wakes only its own kind's.
+        self.wconds = {r.key: threading.Condition(lock)
+                       for r in resources.RESOURCES}
         self.rv = 0
         self.compacted = 0      # watches from an older RV get 410
         self.history = collections.deque()
@@ -167,6 +170,7 @@ class Store:
         while len(self.history) > self.history_size:
             self.compacted = self.history.popleft().rv
         self.cond.notify_all()
+        self.wconds[res.key].notify_all()
 
     def _put(self, res, key, entry):
         table = self.objs[res.key]
@@ -186,7 +190,14 @@ class Store:
         with self.cond:
             self.history.clear()
             self.compacted = self.rv
+            self.wake_all()
+
+    def wake_all(self):
+        """Wake every waiter: rv waiters and the watches of every kind."""
+        with self.cond:
             self.cond.notify_all()
+            for c in self.wconds.values():
+                c.notify_all()
 
     # -- reads -------------------------------------------------------------
     def get(self, res, ns, name):
@@ -329,7 +340,7 @@ class Store:
             if cur is None:
                 raise not_found(res, name)
             old = json.loads(cur.raw)
-            new = mutate(copy.deepcopy(old))
+            new = mutate(json.loads(cur.raw))  # a copy: faster than deepcopy
             meta = new.setdefault("metadata", {})
             if meta.get("name", name) != name:
                 raise bad_request("the name of the object (%s) does not "
@@ -411,7 +422,7 @@ class Store:
                 if out or timeout <= 0:
                     out.reverse()
                     return out, self.rv
-                self.cond.wait(timeout)
+                self.wconds[res.key].wait(timeout)
                 timeout = 0
 
     def state(self, only=None):

@@ -81,6 +81,7 @@ pod() { # NAME SCHEDULER LABELS CPU
 # ---- the command line ----
 run "schedule --help" 0 "$KPE_BIN" schedule --help
 contains "help names the scheduler flags" out "--leader-elect-renew-deadline"
+contains "help names --percentage-of-nodes-to-score" out "--percentage-of-nodes-to-score"
 run "bad leader timings are refused" 2 "$KPE_BIN" schedule --policy "$D/policy.json" \
     --master "$api_url" --leader-elect-renew-deadline 20s
 contains "the timings' rule is named" err "lease duration (15s) must be greater than the renew deadline (20s)"
@@ -90,6 +91,12 @@ contains "schedule needs a live API server" err "schedule needs a live API serve
 run "a bad seed is refused" 2 "$KPE_BIN" schedule --policy "$D/policy.json" \
     --master "$api_url" --seed x
 contains "the flag and value are quoted" err '--seed: invalid value "x"'
+run "a percentage above 100 is refused" 2 "$KPE_BIN" schedule --policy "$D/policy.json" \
+    --master "$api_url" --percentage-of-nodes-to-score 101
+contains "the percentage's range is named" err '--percentage-of-nodes-to-score: invalid value "101": want an integer from 0 to 100'
+run "a fractional percentage is refused" 2 "$KPE_BIN" schedule --policy "$D/policy.json" \
+    --master "$api_url" --percentage-of-nodes-to-score 12.5
+contains "the percentage must be whole" err 'want an integer from 0 to 100'
 
 # ---- one scheduler: the seed-002 scenario ----
 start_sched "$T_TMP/s1.log" --leader-elect=false --seed 7
@@ -242,4 +249,43 @@ contains "SIGTERM releases the lease" out "holder=[]"
 
 kill "$api"
 wait "$api" 2>/dev/null
+
+# ---- percentageOfNodesToScore on a cluster past 100 nodes ----
+# 400 plain nodes, then the demo's two RDMA nodes last: adaptive 47% of
+# 402 stops after 188 feasible nodes, but a high-comm pod fits only the
+# RDMA nodes, so the search goes on to the end (as kube-scheduler's does)
+# and finds them; plain pods are bound from the partial scan.
+python3 tests/apiserver/gen_cluster.py --nodes 400 --pods 0 >"$T_TMP/big-nodes.json"
+python3 - "$T_TMP/big-nodes.json" "$D/cluster.json" >"$T_TMP/big.json" <<'PY'
+import json, sys
+big = json.load(open(sys.argv[1]))
+demo = json.load(open(sys.argv[2]))
+big["items"] += [i for i in demo["items"]
+                 if i["kind"] == "Node" and i["metadata"]["name"].startswith("rdma-")]
+json.dump(big, sys.stdout)
+PY
+python3 tests/apiserver/apiserver.py --port-file "$T_TMP/api2.port" \
+    --load "$T_TMP/big.json" >"$T_TMP/api2.log" 2>&1 &
+api=$!
+PIDS="$PIDS $api"
+for _ in $(seq 1 100); do [ -s "$T_TMP/api2.port" ] && break; sleep 0.1; done
+api_url="http://127.0.0.1:$(cat "$T_TMP/api2.port")"
+sed -i "s|server: .*|server: \"$api_url\"}|" "$T_TMP/kubeconfig"
+start_sched "$T_TMP/big-s.log" --leader-elect=false --seed 3
+{
+    echo '{"apiVersion":"v1","kind":"List","items":['
+    for i in 1 2 3; do pod "hc-$i" my-scheduler '"high-comm":"true"' 100m; echo ,; done
+    for i in 1 2 3; do pod "web-$i" my-scheduler '"app":"web"' 200m; [ "$i" = 3 ] || echo ,; done
+    echo ']}'
+} >"$T_TMP/big-pods.json"
+run "kubectl create pods on 402 nodes" 0 $K create -f "$T_TMP/big-pods.json"
+if wait_for 10 all_bound; then ok "402 nodes: every pod is bound"; else
+    not_ok "402 nodes: every pod is bound" "$(tail -5 "$T_TMP/big-s.log")"; fi
+run "kubectl get the placements on 402 nodes" 0 $K get pods -o \
+    jsonpath='{range .items[*]}{.metadata.name}={.spec.nodeName}{"\n"}{end}'
+if [ "$(grep -c '^hc-.*=rdma-[12]$' "$T_TMP/out")" = 3 ]; then
+    ok "402 nodes: high-comm pods still only on RDMA nodes"; else
+    not_ok "402 nodes: high-comm pods still only on RDMA nodes" "$(cat "$T_TMP/out")"; fi
+kill "$sp" "$api"
+wait "$sp" "$api" 2>/dev/null
 finish

@@ -12,13 +12,15 @@
 # line counts up to then (the end is polled every 0.1 s).
 #
 # Environment: NODES (5000), PODS (10000), POLICY (deploy/demo/policy.json),
-# BIND_WORKERS (16), OUT (bench/out).
+# BIND_WORKERS (16), PERCENT (percentageOfNodesToScore, 0: adaptive as
+# kube-scheduler's default; 100: filter every node), OUT (bench/out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 nodes=${NODES:-5000}
 pods=${PODS:-10000}
 policy=${POLICY:-deploy/demo/policy.json}
 workers=${BIND_WORKERS:-16}
+percent=${PERCENT:-0}
 out=${OUT:-bench/out}
 bin=bin/kube-policy-extender
 dir=bench/payloads/sched
@@ -54,10 +56,10 @@ for _ in $(seq 1 600); do [ -s "$tmp/port" ] && break; sleep 0.1; done
 api_url="http://127.0.0.1:$(cat "$tmp/port")"
 api_cpu0=$(awk '{print $14 + $15}' "/proc/$api/stat")
 
-echo "bench-sched: $nodes nodes, $pods pending pods, policy $policy, $workers bind workers" >&2
+echo "bench-sched: $nodes nodes, $pods pending pods, policy $policy, $workers bind workers, percentageOfNodesToScore $percent" >&2
 "$bin" schedule --scheduler-name my-scheduler --policy "$policy" --master "$api_url" \
     --listen 127.0.0.1:0 --leader-elect=false --kube-api-qps -1 \
-    --bind-workers "$workers" --v 2 2>"$out/sched.log" &
+    --bind-workers "$workers" --percentage-of-nodes-to-score "$percent" --v 2 2>"$out/sched.log" &
 sched=$!
 pids+=("$sched")
 port=""

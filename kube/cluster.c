@@ -201,6 +201,10 @@ int cluster_build(struct cluster *c, const struct kube_objects *objs,
     for (i = 0; i < c->n_nodes; i++) {
         node_info_set_node(&c->nodes[i], objs->nodes[i]);
         c->nodes[i].index = i;
+        if (node_tree_add(&c->tree, objs->nodes[i], i) < 0) {
+            err_set(e, "out of memory building the cluster snapshot");
+            goto fail;
+        }
     }
     if (index_nodes(c, e) < 0 || build_images(c, e) < 0)
         goto fail;
@@ -219,6 +223,7 @@ fail:
 void cluster_free(struct cluster *c)
 {
     term_index_free(&c->terms);
+    node_tree_free(&c->tree);
     arena_destroy(&c->arena);
     memset(c, 0, sizeof(*c));
 }
@@ -895,6 +900,8 @@ int cluster_add_node(struct cluster *c, const struct kube_node *node)
     memset(ni, 0, sizeof(*ni));
     node_info_set_node(ni, node);
     ni->index = c->n_nodes++;
+    if (node_tree_add(&c->tree, node, ni->index) < 0)
+        return -1;
     if (c->n_nodes * 2 > c->node_slots) {
         if (reindex(c) < 0)
             return -1;
@@ -912,6 +919,8 @@ int cluster_update_node(struct cluster *c, const struct kube_node *node)
         return 0;
     images_detach(ni);
     node_info_set_node(ni, node);
+    if (node_tree_update(&c->tree, node, ni->index) < 0)
+        return -1;
     return images_attach(c, ni) < 0 ? -1 : 1;
 }
 
@@ -928,6 +937,7 @@ int cluster_remove_node(struct cluster *c, const char *name)
     c->n_pods -= ni->n_pods;
     c->n_orphan_pods += ni->n_pods;
     i = ni->index;
+    node_tree_remove(&c->tree, i);
     memmove(&c->nodes[i], &c->nodes[i + 1],
             (c->n_nodes - i - 1) * sizeof(*c->nodes));
     c->n_nodes--;

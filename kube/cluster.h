@@ -18,6 +18,7 @@
 
 #include "kube/arena.h"
 #include "kube/err.h"
+#include "kube/node_tree.h"
 #include "kube/term_index.h"
 #include "kube/types.h"
 
@@ -124,6 +125,8 @@ struct cluster {
 
     /* Distinct affinity terms of accounted pods (aff_entries' ids). */
     struct term_index terms;
+    /* The nodes by zone, in kube-scheduler's walking order (node_tree.h). */
+    struct node_tree tree;
 
     size_t n_orphan_pods; /* pods bound to nodes we have no Node for */
     size_t n_pods;        /* pods accounted on nodes */

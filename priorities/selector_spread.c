@@ -49,28 +49,6 @@ int prio_selector_spread_score(const struct prio_cycle *cy, const void *args,
     return 0;
 }
 
-/*
- * utilnode.GetZoneKey as a (region, zone) pair, each preferring the beta
- * failure-domain label; false when both are empty (no zone).
- */
-static bool zone_key(const struct kube_node *n, const char **region,
-                     const char **zone)
-{
-    *zone =
-        kube_labels_get(&n->labels, "failure-domain.beta.kubernetes.io/zone");
-    if (!*zone)
-        *zone = kube_labels_get(&n->labels, "topology.kubernetes.io/zone");
-    *region =
-        kube_labels_get(&n->labels, "failure-domain.beta.kubernetes.io/region");
-    if (!*region)
-        *region = kube_labels_get(&n->labels, "topology.kubernetes.io/region");
-    if (!*zone)
-        *zone = "";
-    if (!*region)
-        *region = "";
-    return **zone || **region;
-}
-
 int prio_selector_spread_normalize(const struct prio_cycle *cy,
                                    const void *args, const void *state,
                                    int64_t *scores, struct err *e)
@@ -93,7 +71,7 @@ int prio_selector_spread_normalize(const struct prio_cycle *cy,
 
         if (scores[i] > max_node)
             max_node = scores[i];
-        if (!zone_key(cy->nodes[i]->node, &region, &zone))
+        if (!kube_node_zone_key(cy->nodes[i]->node, &region, &zone))
             continue;
         cnt = prio_topo_map_add(&zones, region, zone, NULL);
         if (!cnt)
@@ -108,7 +86,8 @@ int prio_selector_spread_normalize(const struct prio_cycle *cy,
         if (max_node > 0)
             f = max_node_score *
                 ((double)(max_node - scores[i]) / (double)max_node);
-        if (zones.len && zone_key(cy->nodes[i]->node, &region, &zone)) {
+        if (zones.len &&
+            kube_node_zone_key(cy->nodes[i]->node, &region, &zone)) {
             double zs = max_node_score;
 
             if (max_zone > 0)

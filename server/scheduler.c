@@ -802,22 +802,33 @@ int sched_find_feasible(const struct pred_plan *plan,
     return rc;
 }
 
-/* s->node_buf with every node of cl, in the cache's order. */
+/*
+ * s->node_buf with every node of cl in kube-scheduler's walking order
+ * (NodeTree.list: round robin over zones), as its snapshot lists them.
+ * 0, -1 when out of memory, -2 when the tree and the nodes disagree.
+ */
 static int node_list(struct scheduler *s, const struct cluster *cl)
 {
-    size_t i;
+    size_t i, n;
 
     if (cl->n_nodes > s->node_cap) {
         const struct node_info **nb =
             realloc(s->node_buf, cl->n_nodes * sizeof(*nb));
+        size_t *ib = realloc(s->node_idx, cl->n_nodes * sizeof(*ib));
 
-        if (!nb)
+        if (nb)
+            s->node_buf = nb;
+        if (ib)
+            s->node_idx = ib;
+        if (!nb || !ib)
             return -1;
-        s->node_buf = nb;
         s->node_cap = cl->n_nodes;
     }
-    for (i = 0; i < cl->n_nodes; i++)
-        s->node_buf[i] = &cl->nodes[i];
+    n = node_tree_list(&cl->tree, s->node_idx);
+    if (n != cl->n_nodes)
+        return -2; /* the tree lost step with the nodes: a bug */
+    for (i = 0; i < n; i++)
+        s->node_buf[i] = &cl->nodes[s->node_idx[i]];
     return 0;
 }
 
@@ -843,8 +854,14 @@ static int decide(struct scheduler *s, const struct app_state *st,
         goto out;
     }
     rc = -1;
-    if (node_list(s, cl) < 0) {
-        *msg = "out of memory";
+    switch (node_list(s, cl)) {
+    case 0:
+        break;
+    case -1:
+        *msg = "out of memory listing nodes";
+        goto out;
+    default:
+        *msg = "internal error: the node order is out of step with the cache";
         goto out;
     }
     if (sched_find_feasible(&st->plans.pred, pod, cl, s->node_buf, cl->n_nodes,
@@ -1174,6 +1191,7 @@ void sched_destroy(struct scheduler *s)
         free(s->sigs[i].name);
     free(s->sigs);
     free(s->node_buf);
+    free(s->node_idx);
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->cond);
     pthread_mutex_destroy(&s->bind_lock);

@@ -76,6 +76,7 @@ struct scheduler {
     pthread_t thread;
     uint64_t rng;
     const struct node_info **node_buf; /* scheduling thread only */
+    size_t *node_idx;                  /* node_tree_list's, likewise */
     size_t node_cap;
     size_t next_start; /* nextStartNodeIndex (scheduling thread only) */
 

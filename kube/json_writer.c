@@ -134,6 +134,20 @@ void jsonw_end_array(struct jsonw *w)
     close_(w, ']');
 }
 
+/* Bytes a JSON string must escape: controls, '"', '\\', and '<' '>' '&'
+ * as Go's encoder escapes them (HTML-safe). */
+#define C8(x) x, x, x, x, x, x, x, x
+static const bool must_escape[256] = {
+    C8(1), C8(1), C8(1), C8(1),             /* 0x00-0x1f */
+    0,     0,     1,     0,     0, 0, 1, 0, /* ' ' '!' '"' '#' '$' '%' '&' */
+    C8(0),                                  /* 0x28-0x2f */
+    C8(0),                                  /* 0x30-0x37 */
+    0,     0,     0,     0,     1, 0, 1, 0, /* '8'-'?': '<' '>' */
+    C8(0), C8(0), C8(0),                    /* 0x40-0x57 */
+    0,     0,     0,     0,     1, 0, 0, 0, /* 'X'-'_': '\\' */
+};
+#undef C8
+
 static void put_escaped(struct jsonw *w, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
@@ -146,6 +160,8 @@ static void put_escaped(struct jsonw *w, const char *s, size_t n)
         const char *rep = NULL;
         size_t rn = 2;
 
+        if (!must_escape[c])
+            continue;
         if (c == '"')
             rep = "\\\"";
         else if (c == '\\')
@@ -156,7 +172,7 @@ static void put_escaped(struct jsonw *w, const char *s, size_t n)
             rep = "\\r";
         else if (c == '\t')
             rep = "\\t";
-        else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+        else {
             esc[0] = '\\';
             esc[1] = 'u';
             esc[2] = '0';
@@ -166,11 +182,9 @@ static void put_escaped(struct jsonw *w, const char *s, size_t n)
             rep = esc;
             rn = 6;
         }
-        if (rep) {
-            put(w, s + start, i - start);
-            put(w, rep, rn);
-            start = i + 1;
-        }
+        put(w, s + start, i - start);
+        put(w, rep, rn);
+        start = i + 1;
     }
     put(w, s + start, n - start);
     put(w, "\"", 1);

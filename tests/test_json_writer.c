@@ -6,7 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kube/json_writer.h"
 
@@ -40,6 +42,47 @@ static void writer_should_emit_compact_json(void **state)
         s, "{\"NodeNames\":[\"n1\",\"n\\\"2\"],\"FailedNodes\":{},"
            "\"Score\":-9223372036854775808,\"Nodes\":null,\"Raw\":{\"a\":1},"
            "\"Error\":\"\\u003c\\u0026\\u003e\\u0001\\n\"}");
+    free(s);
+}
+
+/*
+ * Every byte 1..255 in one string: controls are escaped (\n \r \t short,
+ * others \u00XX), '"' and '\\' too, and '<' '>' '&' as \u00XX as Go's
+ * encoder does; every other byte passes through. (Bytes from 0x80 up are
+ * copied: our strings come from our parser, which already made them valid
+ * UTF-8; U+2028/U+2029, which Go escapes, decode the same either way.)
+ */
+static void writer_should_escape_controls_quotes_and_html_bytes(void **state)
+{
+    char in[256], want[256 * 6 + 3];
+    size_t n = 0, i;
+    struct jsonw w;
+    char *s;
+
+    (void)state;
+    want[n++] = '"';
+    for (i = 1; i < 256; i++) {
+        unsigned char c = (unsigned char)i;
+
+        in[i - 1] = (char)c;
+        if (c == '\n' || c == '\r' || c == '\t' || c == '"' || c == '\\') {
+            want[n++] = '\\';
+            want[n++] = c == '\n'   ? 'n'
+                        : c == '\r' ? 'r'
+                        : c == '\t' ? 't'
+                                    : (char)c;
+        } else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+            n += (size_t)snprintf(want + n, sizeof(want) - n, "\\u%04x", c);
+        } else {
+            want[n++] = (char)c;
+        }
+    }
+    want[n++] = '"';
+    want[n] = '\0';
+    jsonw_init(&w, 0);
+    jsonw_string_n(&w, in, 255);
+    s = jsonw_take(&w, NULL);
+    assert_string_equal(s, want);
     free(s);
 }
 
@@ -94,6 +137,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(writer_should_emit_compact_json),
+        cmocka_unit_test(writer_should_escape_controls_quotes_and_html_bytes),
         cmocka_unit_test(writer_should_indent_nested_values),
         cmocka_unit_test(writer_should_flag_unbalanced_use),
     };

@@ -24,6 +24,8 @@
 #define NODE_BLOCK_MAX  8192
 #define POOL_SLACK      256
 #define POOL_SITU_BLOCK (32 * 1024)
+#define POOL_PART_BLOCK (8 * 1024)
+#define POOL_PART_MAX   (1024 * 1024)
 
 #define STR_(x)   #x
 #define STR(x)    STR_(x)
@@ -43,6 +45,9 @@ struct jp {
     size_t block;          /* nodes in the next block */
     char *pool, *pool_end; /* bump buffer for strings and number texts */
     unsigned char *situ;   /* writable input (in-situ mode) or NULL */
+    int base;              /* containers open around the value parsed */
+    bool whole;            /* the value must end the input */
+    size_t pool_block;     /* 0: size pools by the rest of the input */
 };
 
 /* Error at byte offset pos: compute line and column only now. */
@@ -122,11 +127,20 @@ static inline cJSON *node_new(struct jp *j, int type)
  * Make room for n bytes in the pool. Copying, the first pool holds the
  * whole input plus one byte, which every document needs at most unless
  * invalid UTF-8 expands into U+FFFD, and a refill keeps that room for the
- * rest. In situ, only number texts and such strings use the pool.
+ * rest. In situ, only number texts and such strings use the pool; for a
+ * reader's value, pools come in growing blocks.
  */
 static int pool_grow(struct jp *j, size_t n)
 {
     size_t rest = j->situ ? POOL_SITU_BLOCK : (size_t)(j->end - j->p), size;
+
+    /* Part of a text (a reader's value): blocks that double as needed. */
+    if (!j->situ && j->pool_block) {
+        if (rest > j->pool_block)
+            rest = j->pool_block;
+        if (j->pool_block < POOL_PART_MAX)
+            j->pool_block *= 2;
+    }
 
     if (rest > SIZE_MAX - POOL_SLACK || n > SIZE_MAX - POOL_SLACK - rest)
         return fail_oom(j, n);
@@ -707,7 +721,7 @@ value:
     else
         attach(&stack[depth], n);
     if (c == '{' || c == '[') {
-        if (depth == JSON_ARENA_MAX_DEPTH)
+        if (depth + j->base == JSON_ARENA_MAX_DEPTH)
             return fail_at(j, j->p, DEPTH_MSG);
         n->type = c == '{' ? cJSON_Object : cJSON_Array;
         j->p++;
@@ -735,7 +749,7 @@ next:
         depth--;
     }
     if (depth == 0) {
-        if (skip_ws(j) >= 0)
+        if (j->whole && skip_ws(j) >= 0)
             return fail_at(j, j->p, "trailing data after JSON value");
         return 0;
     }
@@ -769,6 +783,9 @@ static int parse(struct arena *a, const char *buf, char *situ, size_t len,
     j.node = j.node_end = NULL;
     j.block = NODE_BLOCK_MIN;
     j.pool = j.pool_end = NULL;
+    j.base = 0;
+    j.whole = true;
+    j.pool_block = 0;
     if (!situ && pool_grow(&j, 1) < 0)
         return -1;
     if (parse_tree(&j, out) < 0) {
@@ -788,4 +805,141 @@ int json_arena_parse_in_situ(struct arena *a, char *buf, size_t len,
                              unsigned flags, struct cJSON **out, struct err *e)
 {
     return parse(a, buf, buf, len, flags, out, e);
+}
+
+/* ---- the pull reader ---- */
+
+static bool level_is_obj(const struct json_reader *r, int d)
+{
+    return (r->is_obj[d / 8] >> (d % 8)) & 1;
+}
+
+/* A parser state at the reader's position, allocating from a. */
+static void reader_jp(struct jp *j, const struct json_reader *r,
+                      struct arena *a)
+{
+    j->situ = NULL;
+    j->buf = (const unsigned char *)r->buf;
+    j->p = j->buf + r->pos;
+    j->end = j->buf + r->len;
+    j->a = a;
+    j->e = r->e;
+    j->node = j->node_end = NULL;
+    j->block = NODE_BLOCK_MIN;
+    j->pool = j->pool_end = NULL;
+    j->base = r->depth;
+    j->whole = r->depth == 0;
+    j->pool_block = POOL_PART_BLOCK;
+}
+
+void json_reader_init(struct json_reader *r, const char *buf, size_t len,
+                      struct err *e)
+{
+    memset(r, 0, sizeof(*r));
+    r->buf = buf ? buf : ""; /* allowed with len 0, as for parse */
+    r->len = len;
+    r->e = e;
+}
+
+int json_reader_peek(struct json_reader *r)
+{
+    struct jp j;
+    int c;
+
+    reader_jp(&j, r, NULL);
+    c = skip_ws(&j);
+    r->pos = (size_t)(j.p - j.buf);
+    return c;
+}
+
+int json_reader_value(struct json_reader *r, struct arena *a,
+                      struct cJSON **out)
+{
+    struct jp j;
+    int c;
+
+    *out = NULL;
+    reader_jp(&j, r, a);
+    c = skip_ws(&j);
+    if (c < 0)
+        return fail_eof(&j);
+    /* As in parse_tree: in an array, ']' here follows a ','. */
+    if (c == ']' && r->depth > 0 && !level_is_obj(r, r->depth))
+        return fail_at(&j, j.p, "trailing comma in array");
+    if (parse_tree(&j, out) < 0) {
+        *out = NULL;
+        return -1;
+    }
+    r->pos = (size_t)(j.p - j.buf);
+    r->fresh = 0;
+    return 0;
+}
+
+int json_reader_enter(struct json_reader *r)
+{
+    struct jp j;
+    int c, d;
+
+    reader_jp(&j, r, NULL);
+    c = skip_ws(&j);
+    if (c != '{' && c != '[')
+        return err_set(r->e,
+                       "json_reader_enter: no object or array at "
+                       "byte %zu",
+                       (size_t)(j.p - j.buf));
+    if (r->depth == JSON_ARENA_MAX_DEPTH)
+        return fail_at(&j, j.p, DEPTH_MSG);
+    d = ++r->depth;
+    if (c == '{')
+        r->is_obj[d / 8] |= (unsigned char)(1u << (d % 8));
+    else
+        r->is_obj[d / 8] &= (unsigned char)~(1u << (d % 8));
+    r->pos = (size_t)(j.p - j.buf) + 1;
+    r->fresh = 1;
+    return 0;
+}
+
+int json_reader_next(struct json_reader *r, struct arena *a, char **key)
+{
+    bool obj = level_is_obj(r, r->depth);
+    int c, close = obj ? '}' : ']';
+    struct jp j;
+    char *k;
+
+    if (key)
+        *key = NULL;
+    if (r->depth == 0)
+        return err_set(r->e, "json_reader_next: no open container");
+    reader_jp(&j, r, a);
+    c = skip_ws(&j);
+    if (c == close) {
+        /* Empty, or the end after an element: parse_tree's after_value. */
+        j.p++;
+        r->depth--;
+        r->fresh = 0;
+        r->pos = (size_t)(j.p - j.buf);
+        if (r->depth == 0 && skip_ws(&j) >= 0)
+            return fail_at(&j, j.p, "trailing data after JSON value");
+        return 0;
+    }
+    if (!r->fresh) {
+        if (c < 0)
+            return fail_eof(&j);
+        if (c != ',')
+            return fail_at(&j, j.p,
+                           obj ? "expected ',' or '}' after object member"
+                               : "expected ',' or ']' after array element");
+        j.p++;
+        c = skip_ws(&j);
+    }
+    r->fresh = 0;
+    if (obj) {
+        k = key_parse(&j, c);
+        if (!k)
+            return -1;
+        if (key)
+            *key = k;
+    }
+    r->pos = (size_t)(j.p - j.buf);
+    return 1;
 }

@@ -79,4 +79,59 @@ int json_arena_parse(struct arena *a, const char *buf, size_t len,
 int json_arena_parse_in_situ(struct arena *a, char *buf, size_t len,
                              unsigned flags, struct cJSON **out, struct err *e);
 
+/*
+ * A pull reader over one JSON text, for texts too big for one tree: walk
+ * the outer containers element by element and parse each inner value into
+ * a tree of its own (say one list item at a time, into an arena reset
+ * after each). The reader accepts exactly what json_arena_parse accepts,
+ * and every error, at the same place, has json_arena_parse's message for
+ * the whole text: bytes, lines and columns count from buf[0]. The reader
+ * holds no memory; copy the struct to come back to a position.
+ *
+ * Use: json_reader_init; then at a value either json_reader_value (the
+ * whole value as a tree) or, when json_reader_peek says '{' or '[',
+ * json_reader_enter and a loop on json_reader_next, which returns 1 before
+ * each element (with its key for an object) and 0 once the container has
+ * closed. When the outermost value is done, trailing data is an error, as
+ * for json_arena_parse.
+ */
+struct json_reader {
+    const char *buf;
+    size_t len;
+    size_t pos; /* next byte to read */
+    struct err *e;
+    int depth; /* open containers */
+    int fresh; /* the innermost container was just entered */
+    unsigned char is_obj[(JSON_ARENA_MAX_DEPTH + 8) / 8]; /* bit per level */
+};
+
+/* Start reading buf[0..len) (buf need not be NUL-terminated). */
+void json_reader_init(struct json_reader *r, const char *buf, size_t len,
+                      struct err *e);
+
+/* Skip whitespace; the next byte, or -1 at the end of the text. */
+int json_reader_peek(struct json_reader *r);
+
+/*
+ * Parse the value at the reader (an element of the open container, or the
+ * whole text) into a tree allocated from a, as json_arena_parse builds it
+ * (strings are copied). Returns 0 with *out set, or -1 with e set.
+ */
+int json_reader_value(struct json_reader *r, struct arena *a,
+                      struct cJSON **out);
+
+/*
+ * Open the object or array at the reader; json_reader_peek must have
+ * returned '{' or '['. Returns 0, or -1 with e set (nesting too deep).
+ */
+int json_reader_enter(struct json_reader *r);
+
+/*
+ * Move to the next element of the innermost open container: returns 1
+ * when one follows (for an object, *key is its decoded key, allocated
+ * from a; NULL for an array), 0 when the container closed (and, for the
+ * outermost one, nothing but whitespace follows), -1 with e set.
+ */
+int json_reader_next(struct json_reader *r, struct arena *a, char **key);
+
 #endif

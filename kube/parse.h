@@ -29,6 +29,15 @@ struct cJSON;
 int kube_parse_document(struct arena *a, const char *json, size_t len,
                         struct kube_objects *objs, struct err *e);
 
+/*
+ * kube_parse_document through one tree of the whole text: the same
+ * results and errors, at several times the memory. kube_parse_document
+ * reads a top-level object one list item at a time; this is the reference
+ * it is tested and fuzzed against.
+ */
+int kube_parse_document_tree(struct arena *a, const char *json, size_t len,
+                             struct kube_objects *objs, struct err *e);
+
 /* Parse a JSON text holding exactly one Pod (or one Node). */
 int kube_parse_pod(struct arena *a, const char *json, size_t len,
                    struct kube_pod *out, struct err *e);

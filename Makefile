@@ -45,11 +45,14 @@ OPT_SUP   := $(patsubst %.c,build/opt/%.o,$(SUPPORT_SRCS))
 SAN_SUP   := $(patsubst %.c,build/san/%.o,$(SUPPORT_SRCS))
 OPT_TESTS := $(patsubst %,build/opt/tests/%,$(TEST_NAMES))
 SAN_TESTS := $(patsubst %,build/san/tests/%,$(TEST_NAMES))
-# The threaded parts (the HTTP server and what runs under it) also run
-# under ThreadSanitizer.
+# The threaded parts (the HTTP server and what runs under it; the cache,
+# informers, API client, scheduler and leader election) also run under
+# ThreadSanitizer.
 TSAN_OBJS  := $(patsubst %.c,build/tsan/%.o,$(LIB_SRCS))
 TSAN_SUP   := $(patsubst %.c,build/tsan/%.o,$(SUPPORT_SRCS))
-TSAN_TESTS := $(patsubst %,build/tsan/tests/%,$(filter test_server_%,$(TEST_NAMES)))
+TSAN_NAMES := $(filter test_server_% test_cache test_client test_informer \
+                       test_scheduler test_leader,$(TEST_NAMES))
+TSAN_TESTS := $(patsubst %,build/tsan/tests/%,$(TSAN_NAMES))
 
 .PHONY: all deps run test test-opt test-san bench format format-check clean
 

@@ -380,8 +380,7 @@ static bool terms_valid(const struct kube_pod_affinity_term *t, size_t n,
             (const struct kube_pod_affinity_term *)((const char *)t +
                                                     i * stride);
 
-        if ((u->selector && u->selector->invalid) ||
-            (u->namespace_selector && u->namespace_selector->invalid))
+        if (kube_pod_affinity_term_error(u))
             return false;
     }
     return true;

@@ -31,6 +31,13 @@ bool kube_requirement_matches(const struct kube_requirement *r,
                               const struct kube_labels *l);
 
 /*
+ * Why a pod (anti-)affinity term cannot be used (its label selector's
+ * conversion error first, then its namespace selector's), or NULL.
+ */
+const char *
+kube_pod_affinity_term_error(const struct kube_pod_affinity_term *t);
+
+/*
  * metav1.LabelSelector matching: NULL (nil) matches nothing, empty matches
  * everything, an invalid selector matches nothing.
  */

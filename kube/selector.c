@@ -256,6 +256,15 @@ int kube_requirement_validate(struct arena *a, struct kube_requirement *r,
 
 /* ---- metav1.LabelSelector ---- */
 
+const char *kube_pod_affinity_term_error(const struct kube_pod_affinity_term *t)
+{
+    if (t->selector && t->selector->invalid)
+        return t->selector->invalid;
+    if (t->namespace_selector && t->namespace_selector->invalid)
+        return t->namespace_selector->invalid;
+    return NULL;
+}
+
 bool kube_label_selector_matches(const struct kube_label_selector *s,
                                  const struct kube_labels *l)
 {

@@ -13,22 +13,12 @@
 
 static const struct kube_labels no_labels;
 
-/* The first conversion error of one term (label selector first). */
-static const char *term_error(const struct kube_pod_affinity_term *t)
-{
-    if (t->selector && t->selector->invalid)
-        return t->selector->invalid;
-    if (t->namespace_selector && t->namespace_selector->invalid)
-        return t->namespace_selector->invalid;
-    return NULL;
-}
-
 bool pred_ipa_terms_valid(const struct kube_pod_affinity_term *t, size_t n)
 {
     size_t i;
 
     for (i = 0; i < n; i++)
-        if (term_error(&t[i]))
+        if (kube_pod_affinity_term_error(&t[i]))
             return false;
     return true;
 }
@@ -49,8 +39,8 @@ static const char *list_error(const struct kube_pod_affinity_term *t, size_t n)
     size_t i;
 
     for (i = 0; i < n; i++)
-        if (term_error(&t[i]))
-            return term_error(&t[i]);
+        if (kube_pod_affinity_term_error(&t[i]))
+            return kube_pod_affinity_term_error(&t[i]);
     return NULL;
 }
 
@@ -60,8 +50,8 @@ weighted_error(const struct kube_weighted_pod_affinity_term *t, size_t n)
     size_t i;
 
     for (i = 0; i < n; i++)
-        if (term_error(&t[i].term))
-            return term_error(&t[i].term);
+        if (kube_pod_affinity_term_error(&t[i].term))
+            return kube_pod_affinity_term_error(&t[i].term);
     return NULL;
 }
 

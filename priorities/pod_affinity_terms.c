@@ -14,16 +14,6 @@ static bool same(const char *a, const char *b)
     return !strcmp(a ? a : "", b ? b : "");
 }
 
-/* Why the term's selectors do not parse, or NULL. */
-static const char *term_error(const struct kube_pod_affinity_term *t)
-{
-    if (t->selector && t->selector->invalid)
-        return t->selector->invalid;
-    if (t->namespace_selector && t->namespace_selector->invalid)
-        return t->namespace_selector->invalid;
-    return NULL;
-}
-
 /* The first unparsable term of a pod, or NULL (framework.NewPodInfo). */
 const char *prio_pod_affinity_parse_error(const struct kube_pod *p)
 {
@@ -34,12 +24,13 @@ const char *prio_pod_affinity_parse_error(const struct kube_pod *p)
 
     for (l = 0; l < 2; l++) {
         for (i = 0; i < lists[l]->n_required; i++) {
-            if (term_error(&lists[l]->required[i]))
-                return term_error(&lists[l]->required[i]);
+            if (kube_pod_affinity_term_error(&lists[l]->required[i]))
+                return kube_pod_affinity_term_error(&lists[l]->required[i]);
         }
         for (i = 0; i < lists[l]->n_preferred; i++) {
-            if (term_error(&lists[l]->preferred[i].term))
-                return term_error(&lists[l]->preferred[i].term);
+            if (kube_pod_affinity_term_error(&lists[l]->preferred[i].term))
+                return kube_pod_affinity_term_error(
+                    &lists[l]->preferred[i].term);
         }
     }
     return NULL;

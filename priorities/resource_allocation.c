@@ -153,14 +153,6 @@ static bool node_pair(const struct node_info *ni, const char *name,
     return true;
 }
 
-bool prio_res_node_pair(const struct kube_pod *pod, const struct node_info *ni,
-                        const char *name, enum prio_res_mode mode,
-                        int64_t *alloc, int64_t *req)
-{
-    return node_pair(ni, name, mode, prio_res_pod_request(pod, name, mode),
-                     alloc, req);
-}
-
 struct prio_res_pod *prio_res_pod_new(struct prio_cycle *cy,
                                       const struct prio_res_list *l,
                                       enum prio_res_mode mode)

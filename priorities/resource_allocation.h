@@ -64,17 +64,6 @@ int64_t prio_res_pod_request(const struct kube_pod *pod, const char *name,
                              enum prio_res_mode mode);
 
 /*
- * calculateResourceAllocatableRequest and the exclusion rules (§2.4) for
- * one resource of the pod on the node: returns true and sets *alloc and
- * *req (node part + pod part) when the resource takes part in the score;
- * false when it is excluded (a scalar the pod does not request, or an
- * allocatable of 0, including names the node side does not know).
- */
-bool prio_res_node_pair(const struct kube_pod *pod, const struct node_info *ni,
-                        const char *name, enum prio_res_mode mode,
-                        int64_t *alloc, int64_t *req);
-
-/*
  * The pod's side of a resource list, worked out once per scheduling cycle
  * by a plugin's PreScore (prio_res_prescore_*): per entry whether a later
  * entry shadows it and the pod's request (prio_res_pod_request).
@@ -93,7 +82,14 @@ struct prio_res_pod *prio_res_pod_new(struct prio_cycle *cy,
 
 /* The resource plugins' PreScore functions are in plugins.h. */
 
-/* prio_res_node_pair for entry i of rp (the pod side already known). */
+/*
+ * calculateResourceAllocatableRequest and the exclusion rules (§2.4) for
+ * entry i of rp on the node: returns true and sets *alloc and *req (node
+ * part + the pod's part, already in rp) when the resource takes part in
+ * the score; false when it is excluded (a scalar the pod does not
+ * request, or an allocatable of 0, including names the node side does
+ * not know).
+ */
 bool prio_res_node_pair_at(const struct prio_res_pod *rp, size_t i,
                            const struct node_info *ni, int64_t *alloc,
                            int64_t *req);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/hash.h"
 #include "kube/parse.h"
 
 #define N_KIND_SLOTS (KUBE_KIND_NAMESPACE + 1)
@@ -196,21 +197,12 @@ static void obj_key(enum kube_kind k, const void *o, const char **ns,
 
 /* ---- the key table ---- */
 
-static uint64_t fnv(uint64_t h, const char *s)
-{
-    while (s && *s) {
-        h ^= (unsigned char)*s++;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 static uint64_t key_hash(enum kube_kind k, const char *ns, const char *name)
 {
-    uint64_t h = 1469598103934665603ull ^ (uint64_t)k;
+    uint64_t h = KUBE_FNV_OFFSET ^ (uint64_t)k;
 
-    h = fnv(h * 1099511628211ull, ns);
-    h = fnv((h ^ '/') * 1099511628211ull, name);
+    h = kube_fnv_str(h * KUBE_FNV_PRIME, ns);
+    h = kube_fnv_str((h ^ '/') * KUBE_FNV_PRIME, name);
     return h;
 }
 
@@ -272,7 +264,7 @@ static struct orphan_bucket **bucket_slot(struct kube_cache *c,
                                           const char *node)
 {
     struct orphan_bucket **pp =
-        &c->orphans[fnv(1469598103934665603ull, node) & (ORPHAN_SLOTS - 1)];
+        &c->orphans[kube_fnv_str(KUBE_FNV_OFFSET, node) & (ORPHAN_SLOTS - 1)];
 
     while (*pp && strcmp((*pp)->node, node))
         pp = &(*pp)->next;

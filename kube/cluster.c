@@ -8,18 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/hash.h"
 #include "kube/labels.h"
 #include "kube/resources.h"
 
 static uint64_t hash_str(const char *s)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-
-    while (*s) {
-        h ^= (unsigned char)*s++;
-        h *= 1099511628211ull;
-    }
-    return h;
+    return kube_fnv_str(KUBE_FNV_OFFSET, s);
 }
 
 bool cluster_pod_is_active(const struct kube_pod *pod)

@@ -10,33 +10,20 @@
 #include <string.h>
 
 #include "kube/compact.h"
-
-#define FNV_OFFSET 1469598103934665603ull
-#define FNV_PRIME  1099511628211ull
-
-static uint64_t mix_bytes(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-
-    while (n--) {
-        h ^= *b++;
-        h *= FNV_PRIME;
-    }
-    return h;
-}
+#include "kube/hash.h"
 
 /* Strings hash with their terminator, so ("ab","c") differs from ("a","bc");
  * NULL hashes apart from "". */
 static uint64_t mix_str(uint64_t h, const char *s)
 {
     if (!s)
-        return mix_bytes(h, "\xff", 1);
-    return mix_bytes(h, s, strlen(s) + 1);
+        return kube_fnv_bytes(h, "\xff", 1);
+    return kube_fnv_bytes(h, s, strlen(s) + 1);
 }
 
 static uint64_t mix_size(uint64_t h, size_t n)
 {
-    return mix_bytes(h, &n, sizeof(n));
+    return kube_fnv_bytes(h, &n, sizeof(n));
 }
 
 static uint64_t mix_selector(uint64_t h, const struct kube_label_selector *s)
@@ -61,7 +48,7 @@ static uint64_t mix_selector(uint64_t h, const struct kube_label_selector *s)
 static uint64_t term_hash(const struct kube_pod_affinity_term *t,
                           const char *owner_ns)
 {
-    uint64_t h = FNV_OFFSET;
+    uint64_t h = KUBE_FNV_OFFSET;
     size_t i;
 
     h = mix_selector(h, t->selector);

@@ -6,17 +6,14 @@
 
 #include <string.h>
 
+#include "kube/hash.h"
+
 static uint64_t pair_hash(const char *key, const char *value)
 {
-    uint64_t h = 1469598103934665603ull;
-    const unsigned char *p;
+    /* A 0xff separator: no label has that byte. */
+    uint64_t h = (kube_fnv_str(KUBE_FNV_OFFSET, key) ^ 0xffu) * KUBE_FNV_PRIME;
 
-    for (p = (const unsigned char *)key; *p; p++)
-        h = (h ^ *p) * 1099511628211ull;
-    h = (h ^ 0xffu) * 1099511628211ull; /* separator: no label has 0xff */
-    for (p = (const unsigned char *)value; *p; p++)
-        h = (h ^ *p) * 1099511628211ull;
-    return h;
+    return kube_fnv_str(h, value);
 }
 
 int prio_topo_map_init(struct prio_topo_map *m, struct arena *a, size_t hint)

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/hash.h"
+
 /* ---- ordering ---- */
 
 /* PrioritySort's Less: priority, then queue time; then creation, arrival. */
@@ -141,13 +143,7 @@ static void heap_remove(const struct sched_queue *q, struct sched_heap *h,
 
 static uint64_t key_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ull;
-
-    while (*s) {
-        h ^= (unsigned char)*s++;
-        h *= 1099511628211ull;
-    }
-    return h;
+    return kube_fnv_str(KUBE_FNV_OFFSET, s);
 }
 
 static struct sched_qitem **slot(struct sched_queue *q, const char *key)

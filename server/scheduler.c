@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kube/hash.h"
 #include "kube/parse.h"
 #include "server/log.h"
 
@@ -173,19 +174,16 @@ static const char *jstr(const cJSON *o, const char *k)
     return cJSON_IsString(j) ? j->valuestring : NULL;
 }
 
+/* h extended by s and a 0xff separator (no JSON text has that byte). */
 static uint64_t fnv_add(uint64_t h, const char *s)
 {
-    while (s && *s) {
-        h ^= (unsigned char)*s++;
-        h *= 1099511628211ull;
-    }
-    return (h ^ 0xff) * 1099511628211ull;
+    return (kube_fnv_str(h, s) ^ 0xff) * KUBE_FNV_PRIME;
 }
 
 /* Hash of the members' JSON: what an update must change to matter. */
 static uint64_t json_hash(const cJSON *const *parts, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = KUBE_FNV_OFFSET;
     size_t i;
 
     for (i = 0; i < n; i++) {
@@ -326,7 +324,7 @@ static uint64_t node_sig(const cJSON *obj)
 
 static uint64_t str_hash(const char *s)
 {
-    return fnv_add(1469598103934665603ull, s);
+    return fnv_add(KUBE_FNV_OFFSET, s);
 }
 
 /* Record name's signature; true when it is new or changed. */

@@ -109,35 +109,43 @@ int node_tree_add(struct node_tree *t, const struct kube_node *n, size_t idx)
     return 0;
 }
 
-/* Take idx out of its zone (dropping the zone when it empties); the
- * zone's position, or -1 when idx is in none. */
-static long detach(struct node_tree *t, size_t idx)
+/* Where idx is: its zone and place there; false when in none. */
+static bool locate(const struct node_tree *t, size_t idx, size_t *zi,
+                   size_t *pos)
 {
     size_t i, j;
 
     for (i = 0; i < t->n_zones; i++) {
-        struct node_tree_zone *z = &t->zones[i];
-
-        for (j = 0; j < z->n; j++) {
-            if (z->nodes[j] != idx)
-                continue;
-            memmove(&z->nodes[j], &z->nodes[j + 1],
-                    (z->n - j - 1) * sizeof(*z->nodes));
-            z->n--;
-            t->n_nodes--;
-            if (!z->n)
-                drop_zone(t, i);
-            return (long)i;
+        for (j = 0; j < t->zones[i].n; j++) {
+            if (t->zones[i].nodes[j] == idx) {
+                *zi = i;
+                *pos = j;
+                return true;
+            }
         }
     }
-    return -1;
+    return false;
+}
+
+/* Take the node at (zi, pos) out, dropping its zone when it empties. */
+static void detach(struct node_tree *t, size_t zi, size_t pos)
+{
+    struct node_tree_zone *z = &t->zones[zi];
+
+    memmove(&z->nodes[pos], &z->nodes[pos + 1],
+            (z->n - pos - 1) * sizeof(*z->nodes));
+    z->n--;
+    t->n_nodes--;
+    if (!z->n)
+        drop_zone(t, zi);
 }
 
 void node_tree_remove(struct node_tree *t, size_t idx)
 {
     size_t i, j;
 
-    detach(t, idx);
+    if (locate(t, idx, &i, &j))
+        detach(t, i, j);
     for (i = 0; i < t->n_zones; i++) {
         for (j = 0; j < t->zones[i].n; j++) {
             if (t->zones[i].nodes[j] > idx)
@@ -149,21 +157,15 @@ void node_tree_remove(struct node_tree *t, size_t idx)
 int node_tree_update(struct node_tree *t, const struct kube_node *n, size_t idx)
 {
     const char *region, *zone;
-    size_t i, j;
+    size_t zi, pos;
 
     kube_node_zone_key(n, &region, &zone);
-    for (i = 0; i < t->n_zones; i++) {
-        for (j = 0; j < t->zones[i].n; j++) {
-            if (t->zones[i].nodes[j] == idx) {
-                if (!strcmp(t->zones[i].region, region) &&
-                    !strcmp(t->zones[i].zone, zone))
-                    return 0; /* same zone: it keeps its place */
-                goto move;
-            }
-        }
+    if (locate(t, idx, &zi, &pos)) {
+        if (!strcmp(t->zones[zi].region, region) &&
+            !strcmp(t->zones[zi].zone, zone))
+            return 0; /* same zone: it keeps its place */
+        detach(t, zi, pos);
     }
-move:
-    detach(t, idx);
     return node_tree_add(t, n, idx);
 }
 

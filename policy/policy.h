@@ -220,4 +220,45 @@ enum policy_ksc_version {
 int policy_write_ksc(FILE *f, const struct policy *p, enum policy_ksc_version v,
                      const char *extender_url, struct err *e);
 
+/* ---- the split deployment (policy_split.c) ---- */
+
+struct policy_split_opts {
+    const char *url;         /* the extender's urlPrefix */
+    int64_t http_timeout_ns; /* Go time.Duration */
+    bool node_cache_capable;
+};
+
+/*
+ * Split p into kube-scheduler's Policy (every entry its legacy registry
+ * knows, p's own extenders, then an entry for this server with the verbs
+ * it needs) and this server's Policy (the other entries). *ext_weight gets
+ * the weight of that entry: the sum of the weights of the priorities it
+ * serves. Memory from a. 0, or -1 with e set.
+ */
+int policy_split(const struct policy *p, struct arena *a,
+                 const struct policy_split_opts *o, struct policy_doc *sched,
+                 struct policy_doc *ext, int64_t *ext_weight, struct err *e);
+
+#define POLICY_ROLE_MAX_NAMES 32
+
+/*
+ * What serving p makes of the extender. sole: p has predicates or
+ * priorities kube-scheduler also has in-tree (beyond the two mandatory
+ * ones), so the deployment is one where kube-scheduler leaves the decision
+ * to the extender (its Policy's `predicates: []`, `priorities: []`):
+ * prioritize ranks (the best node alone gets 10). Otherwise the split
+ * shape: prioritize answers in proportion (x weight x 10 = the in-process
+ * weighted score). pod_dependent: the configured predicates and priorities
+ * that read the pods on nodes; they are stale during a burst unless the
+ * extender accounts for its own decisions.
+ */
+struct policy_role {
+    bool sole;
+    size_t n_in_tree;
+    const char *pod_dependent[POLICY_ROLE_MAX_NAMES];
+    size_t n_pod_dependent;
+};
+
+void policy_extender_role(const struct policy *p, struct policy_role *r);
+
 #endif

@@ -195,6 +195,63 @@ static const char *needs_names[] = {
     "pvcs",       "storageClasses", "csiNodes", "namespaces",
 };
 
+/*
+ * What serving p makes of the extender (policy_extender_role), in words:
+ * which deployment shape it fits and what stays unsafe there.
+ */
+static void role_text(struct pbuf *b, const struct policy *p)
+{
+    struct policy_role r;
+    size_t i;
+
+    policy_extender_role(p, &r);
+    pbuf_add(b, "\nServed by the extender (kube-policy-extender serve):\n");
+    if (!r.sole) {
+        pbuf_add(b, "  split shape: only names kube-scheduler lacks; "
+                    "kube-scheduler keeps its in-tree\n"
+                    "  predicates and priorities. prioritize answers in "
+                    "proportion (--score-scale auto:\n"
+                    "  scaled): answer x weight x 10 = the in-process "
+                    "weighted score when the\n"
+                    "  extender's weight is the sum of these priorities' "
+                    "weights (convert --to\n"
+                    "  scheduler-policy writes it).\n");
+    } else {
+        pbuf_add(b, "  sole decision: names kube-scheduler also has in-tree, "
+                    "so kube-scheduler must\n"
+                    "  leave the decision to the extender (predicates: [], "
+                    "priorities: [] in its\n"
+                    "  Policy); prioritize ranks (--score-scale auto: rank): "
+                    "v1.22's best node gets 10\n"
+                    "  and no other does. The safe default is the split "
+                    "shape instead: convert\n"
+                    "  --to scheduler-policy and --to extender-policy.\n");
+    }
+    if (!r.n_pod_dependent) {
+        pbuf_add(b, "  Reads no pods on nodes: nothing it answers goes "
+                    "stale during a burst.\n");
+        return;
+    }
+    pbuf_add(b, "  Reads the pods on nodes:");
+    for (i = 0; i < r.n_pod_dependent; i++)
+        pbuf_printf(b, " %s", r.pod_dependent[i]);
+    pbuf_add(b, "\n  UNSAFE unless the extender accounts for its own "
+                "decisions: kube-scheduler\n"
+                "  places the next pod of a burst before the watch shows "
+                "the last one bound.\n"
+                "  serve holds each pod on the node its answer leaves "
+                "kube-scheduler (one\n"
+                "  feasible node, or the single top score of a ranked "
+                "prioritize) until the\n"
+                "  watch shows it bound (--hold-timeout, live cluster "
+                "only). Still unsafe:\n"
+                "  kube-scheduler without prioritizeVerb, other scorers or "
+                "extenders beside it,\n"
+                "  --score-scale scaled or raw, --hold-timeout 0, and "
+                "several replicas of the\n"
+                "  extender (holds are per process).\n");
+}
+
 static void text_out(struct pbuf *b, const struct policy *p)
 {
     size_t i;
@@ -294,10 +351,12 @@ static void text_out(struct pbuf *b, const struct policy *p)
             pbuf_printf(b, " %s", needs_names[i]);
     }
     pbuf_add(b, p->needs ? "\n" : " nodes only\n");
+    role_text(b, p);
 }
 
 static void json_out(struct pbuf *b, const struct policy *p)
 {
+    struct policy_role role;
     size_t i, k;
 
     pbuf_add(b, "{\n  \"source\": ");
@@ -375,7 +434,16 @@ static void json_out(struct pbuf *b, const struct policy *p)
         if (p->needs & (1u << i))
             pbuf_printf(b, "%s\"%s\"", k++ ? ", " : "", needs_names[i]);
     }
-    pbuf_add(b, "],\n  \"warnings\": [");
+    policy_extender_role(p, &role);
+    pbuf_printf(b,
+                "],\n  \"extenderRole\": {\"shape\": \"%s\", "
+                "\"podDependent\": [",
+                role.sole ? "sole" : "split");
+    for (i = 0; i < role.n_pod_dependent; i++) {
+        pbuf_add(b, i ? ", " : "");
+        pbuf_json_str(b, role.pod_dependent[i]);
+    }
+    pbuf_add(b, "]},\n  \"warnings\": [");
     for (i = 0; i < p->n_warnings; i++) {
         pbuf_add(b, i ? ", " : "");
         pbuf_json_str(b, p->warnings[i]);

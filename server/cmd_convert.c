@@ -1,6 +1,7 @@
 /*
  * cmd_convert.c: `kube-policy-extender convert POLICY --to
- * json|ini|kubeschedulerconfiguration [--api-version
+ * json|ini|kubeschedulerconfiguration|scheduler-policy|extender-policy
+ * [--api-version
  * kubescheduler.config.k8s.io/v1beta2|kubescheduler.config.k8s.io/v1]
  * [--extender-url URL] [--compat legacy] [--format json|ini]`: the Policy
  * (validated first) in another form, on stdout. Exit 0, 1 invalid, 2 usage.
@@ -16,7 +17,8 @@ static void convert_usage(FILE *f)
 {
     fprintf(f,
             "Usage: kube-policy-extender convert POLICY --to "
-            "json|ini|kubeschedulerconfiguration\n"
+            "json|ini|kubeschedulerconfiguration|scheduler-policy|"
+            "extender-policy\n"
             "         [--api-version kubescheduler.config.k8s.io/v1beta2|"
             "kubescheduler.config.k8s.io/v1]\n"
             "         [--extender-url URL] [--compat legacy] "
@@ -24,10 +26,45 @@ static void convert_usage(FILE *f)
             "Print the Policy as canonical JSON, as INI, or as the "
             "KubeSchedulerConfiguration\nprofile kube-scheduler v1.22 builds "
             "from it (default API version v1beta2;\nthe extender URL "
-            "defaults to http://127.0.0.1:8888).\n");
+            "defaults to http://127.0.0.1:8888).\n\n"
+            "The split deployment for kube-scheduler v1.13-v1.22 "
+            "(--policy-config-file):\n"
+            "  scheduler-policy  kube-scheduler's Policy: every predicate "
+            "and priority it has\n"
+            "                    in-tree, and an extenders entry calling "
+            "this server for the rest\n"
+            "                    (weight = the sum of their weights)\n"
+            "  extender-policy   this server's Policy: only what "
+            "kube-scheduler lacks\n");
 }
 
-enum target { TO_NONE, TO_JSON, TO_INI, TO_KSC };
+enum target {
+    TO_NONE,
+    TO_JSON,
+    TO_INI,
+    TO_KSC,
+    TO_SCHED_POLICY,
+    TO_EXT_POLICY
+};
+
+/* One half of the split deployment, as canonical JSON on stdout. */
+static int write_split(struct policy *p, bool sched, const char *url,
+                       struct err *e)
+{
+    struct policy_split_opts o = {
+        .url = url ? url : "http://127.0.0.1:8888",
+        .http_timeout_ns = 5000000000LL,
+        .node_cache_capable = true,
+    };
+    struct policy_doc s, x;
+    int64_t weight;
+    char *text;
+
+    if (policy_split(p, &p->arena, &o, &s, &x, &weight, e))
+        return -1;
+    text = policy_write_json(sched ? &s : &x, &p->arena, e);
+    return text && fputs(text, stdout) >= 0 ? 0 : -1;
+}
 
 int cli_convert(int argc, char **argv)
 {
@@ -69,10 +106,15 @@ int cli_convert(int argc, char **argv)
                 to = TO_INI;
             else if (!strcasecmp(v, "kubeschedulerconfiguration"))
                 to = TO_KSC;
+            else if (!strcmp(v, "scheduler-policy"))
+                to = TO_SCHED_POLICY;
+            else if (!strcmp(v, "extender-policy"))
+                to = TO_EXT_POLICY;
             else {
                 fprintf(stderr,
-                        "convert: --to: expected json, ini or "
-                        "kubeschedulerconfiguration, got \"%s\"\n",
+                        "convert: --to: expected json, ini, "
+                        "kubeschedulerconfiguration, scheduler-policy or "
+                        "extender-policy, got \"%s\"\n",
                         v);
                 return 2;
             }
@@ -113,6 +155,8 @@ int cli_convert(int argc, char **argv)
     }
     if (to == TO_KSC) {
         rc = policy_write_ksc(stdout, p, ver, url, &e);
+    } else if (to == TO_SCHED_POLICY || to == TO_EXT_POLICY) {
+        rc = write_split(p, to == TO_SCHED_POLICY, url, &e);
     } else {
         text = to == TO_JSON ? policy_write_json(&p->doc, &p->arena, &e)
                              : policy_write_ini(&p->doc, &p->arena, &e);

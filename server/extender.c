@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kube/json_arena.h"
 #include "kube/json_scan.h"
@@ -20,6 +21,7 @@
 #include "kube/parse.h"
 #include "policy/policy.h"
 #include "server/log.h"
+#include "server/scheduler.h"
 
 /* Go's decoder: an exact key match wins, else the first case-folded one. */
 static const cJSON *member(const cJSON *obj, const char *key)
@@ -308,9 +310,26 @@ static void collect_stats(const struct eval_result *r, struct ext_stats *stats)
     }
 }
 
+/* The one feasible node's name, or NULL. */
+static const char *only_feasible(const struct eval_result *r,
+                                 const struct ext_args *x)
+{
+    const char *name = NULL;
+    size_t i;
+
+    for (i = 0; i < r->n_nodes; i++) {
+        if (!r->nodes[i].ni || !r->nodes[i].feasible)
+            continue;
+        if (name)
+            return NULL;
+        name = x->has_nodes ? x->nodes[i].name : x->names[i];
+    }
+    return name;
+}
+
 char *ext_filter(const struct eval_plans *plans, const struct cluster *cl,
                  struct arena *a, const char *body, size_t len, size_t *out_len,
-                 struct ext_stats *stats)
+                 struct ext_stats *stats, struct ext_decision *dec)
 {
     struct ext_args x;
     struct eval_result r;
@@ -332,6 +351,10 @@ char *ext_filter(const struct eval_plans *plans, const struct cluster *cl,
         goto fail;
     if (stats)
         collect_stats(&r, stats);
+    if (dec) {
+        dec->pod = &x.pod;
+        dec->node = only_feasible(&r, &x);
+    }
     jsonw_begin_object(&w);
     jsonw_key(&w, "Nodes");
     if (x.has_nodes) {
@@ -403,6 +426,18 @@ int64_t ext_scale_score(int64_t total, int64_t sum_weights)
            (PRIO_MAX_NODE_SCORE * sum_weights);
 }
 
+int64_t ext_rank_score(int64_t total, int64_t lo, int64_t hi)
+{
+    int64_t s;
+
+    if (total >= hi)
+        return PRIO_MAX_EXTENDER_SCORE;
+    if (total <= lo)
+        return 0;
+    s = (int64_t)((__int128)(total - lo) * PRIO_MAX_EXTENDER_SCORE / (hi - lo));
+    return s < PRIO_MAX_EXTENDER_SCORE ? s : PRIO_MAX_EXTENDER_SCORE - 1;
+}
+
 /* The sum of the score plugins' weights: a node's highest total / 100. */
 static int64_t sum_weights(const struct prio_plan *plan)
 {
@@ -414,16 +449,45 @@ static int64_t sum_weights(const struct prio_plan *plan)
     return w;
 }
 
+/* Per-thread state of the random choice among equally good nodes. */
+static uint64_t *tie_rng(void)
+{
+    static _Thread_local uint64_t rng;
+
+    if (!rng) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        rng = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^
+              (uint64_t)(uintptr_t)&rng;
+        rng |= 1;
+    }
+    return &rng;
+}
+
+char *ext_prioritize_empty(size_t *out_len)
+{
+    char *out = malloc(3);
+
+    if (out)
+        memcpy(out, "[]", 3);
+    *out_len = out ? 2 : 0;
+    return out;
+}
+
 char *ext_prioritize(const struct eval_plans *plans, const struct cluster *cl,
-                     struct arena *a, const char *body, size_t len, bool raw,
-                     size_t *out_len, struct err *e)
+                     struct arena *a, const char *body, size_t len,
+                     const struct ext_prio_opts *o, size_t *out_len,
+                     struct ext_decision *dec, struct err *e)
 {
     struct ext_args x;
     struct eval_result r;
     const struct node_info **nodes;
     struct jsonw w;
     size_t n = 0, i;
-    int64_t weights = sum_weights(&plans->prio);
+    int64_t weights = sum_weights(&plans->prio), lo = 0, hi = 0;
+    int top = -1; /* feasible index of the single top node */
+    enum ext_score_mode mode = o->mode;
 
     if (ext_decode_args(a, body, len, false, &x, e) < 0)
         return NULL;
@@ -434,18 +498,53 @@ char *ext_prioritize(const struct eval_plans *plans, const struct cluster *cl,
     }
     if (evaluate_known(plans, cl, &x.pod, nodes, n, EVAL_SCORE, a, &r, e) < 0)
         return NULL;
+    /* No priorities: nothing to add to kube-scheduler's scores, unless
+     * the answer must single out the node to hold (then one gets 10). */
+    if (!plans->prio.n_steps && !o->single_top)
+        mode = EXT_SCORE_PROPORTIONAL;
+    if (mode == EXT_SCORE_RANK && r.n_feasible) {
+        lo = hi = r.prio.totals[0];
+        for (i = 1; i < r.n_feasible; i++) {
+            lo = r.prio.totals[i] < lo ? r.prio.totals[i] : lo;
+            hi = r.prio.totals[i] > hi ? r.prio.totals[i] : hi;
+        }
+        if (o->single_top)
+            top =
+                (int)sched_select_host(r.prio.totals, r.n_feasible, tie_rng());
+    }
+    if (dec) {
+        dec->pod = &x.pod;
+        dec->node = NULL;
+    }
     jsonw_init(&w, 0);
     jsonw_begin_array(&w);
     for (i = 0; i < n; i++) {
         int fi = r.nodes[i].feasible_index;
+        const char *name = x.has_nodes ? x.nodes[i].name : x.names[i];
         int64_t score = 0;
 
-        if (fi >= 0)
-            score = raw ? r.prio.totals[fi]
-                        : ext_scale_score(r.prio.totals[fi], weights);
+        if (fi >= 0) {
+            int64_t t = r.prio.totals[fi];
+
+            switch (mode) {
+            case EXT_SCORE_RAW:
+                score = t;
+                break;
+            case EXT_SCORE_PROPORTIONAL:
+                score = ext_scale_score(t, weights);
+                break;
+            case EXT_SCORE_RANK:
+                score = ext_rank_score(t, lo, hi);
+                if (top >= 0 && score == PRIO_MAX_EXTENDER_SCORE && fi != top)
+                    score = PRIO_MAX_EXTENDER_SCORE - 1;
+                if (fi == top && dec)
+                    dec->node = name;
+                break;
+            }
+        }
         jsonw_begin_object(&w);
         jsonw_key(&w, "Host");
-        jsonw_string(&w, x.has_nodes ? x.nodes[i].name : x.names[i]);
+        jsonw_string(&w, name);
         jsonw_key(&w, "Score");
         jsonw_int(&w, score);
         jsonw_end_object(&w);

@@ -48,6 +48,17 @@ struct ext_stats {
 };
 
 /*
+ * The node an answer leaves kube-scheduler no choice but to pick: a filter
+ * that passes one node (kube-scheduler then skips prioritize), or a ranked
+ * prioritize whose best node alone gets the top score. `serve` holds the
+ * pod there until the watch shows where it was bound (serve_holds.c).
+ */
+struct ext_decision {
+    const struct kube_pod *pod; /* the request's pod (request arena) */
+    const char *node;           /* NULL: no single node */
+};
+
+/*
  * Answer a filter request with an ExtenderFilterResult (malloc'd JSON,
  * length in *out_len; NULL only when out of memory). With NodeNames the
  * cache's nodes are used and names returned; with Nodes the request's
@@ -56,20 +67,38 @@ struct ext_stats {
  */
 char *ext_filter(const struct eval_plans *plans, const struct cluster *cl,
                  struct arena *a, const char *body, size_t len, size_t *out_len,
-                 struct ext_stats *stats);
+                 struct ext_stats *stats, struct ext_decision *dec);
 
 /* An ExtenderFilterResult carrying only Error. */
 char *ext_filter_error(const char *msg, size_t *out_len);
 
+/* How prioritize turns the policy's weighted totals into answers. */
+enum ext_score_mode {
+    EXT_SCORE_PROPORTIONAL, /* ext_scale_score: the split shape */
+    EXT_SCORE_RANK,         /* ext_rank_score: the extender decides alone */
+    EXT_SCORE_RAW,          /* the v1.22 totals, outside the protocol */
+};
+
+struct ext_prio_opts {
+    enum ext_score_mode mode;
+    /* RANK: one of the best nodes, chosen at random as v1.22's selectHost
+     * does, alone gets 10 (the other best get 9) and is the decision. */
+    bool single_top;
+};
+
 /*
  * Answer a prioritize request with a HostPriorityList for every node of
- * the request, in request order. Scores are the policy's weighted totals
- * scaled to 0..10 (see ext_scale_score), or the raw totals when raw is set.
- * NULL with e set on a bad request or a plugin error.
+ * the request, in request order, scored as o->mode says; nodes the policy
+ * finds infeasible (or does not know) score 0. dec (may be NULL) gets the
+ * single top node. NULL with e set on a bad request or a plugin error.
  */
 char *ext_prioritize(const struct eval_plans *plans, const struct cluster *cl,
-                     struct arena *a, const char *body, size_t len, bool raw,
-                     size_t *out_len, struct err *e);
+                     struct arena *a, const char *body, size_t len,
+                     const struct ext_prio_opts *o, size_t *out_len,
+                     struct ext_decision *dec, struct err *e);
+
+/* An empty HostPriorityList, the answer to a prioritize that failed. */
+char *ext_prioritize_empty(size_t *out_len);
 
 /*
  * Answer a preempt request (ExtenderPreemptionArgs, victims as full pods
@@ -106,5 +135,14 @@ char *ext_binding_result(const char *error, size_t *out_len);
  * the extender's weight and by 10. No priorities (sum 0) gives 0.
  */
 int64_t ext_scale_score(int64_t total, int64_t sum_weights);
+
+/*
+ * The 0..10 score of a total when the extender is the only scorer: over
+ * the request's feasible nodes with totals in [lo, hi], the best (total ==
+ * hi) get 10 and every other node (total - lo) * 10 / (hi - lo), at most
+ * 9, so that kube-scheduler's choice among its highest sums is a choice
+ * among v1.22's best nodes. hi == lo: every node is best.
+ */
+int64_t ext_rank_score(int64_t total, int64_t lo, int64_t hi);
 
 #endif

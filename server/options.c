@@ -45,7 +45,8 @@ struct opt_def {
 #define OFF(f) offsetof(struct srv_options, f)
 
 static const char *const compat_names[] = { "none", "legacy", NULL };
-static const char *const scale_names[] = { "scaled", "raw", NULL };
+static const char *const scale_names[] = { "scaled", "raw", "auto", "rank",
+                                           NULL };
 static const char *const logfmt_names[] = { "text", "json", NULL };
 
 /* clang-format off */
@@ -100,9 +101,18 @@ static const struct opt_def opt_table[] = {
     { "v", NULL, OT_INT, OFF(verbosity), 0, 10, NULL, "N",
       "log verbosity; 2 logs one line per request", "0" },
     { "score-scale", NULL, OT_ENUM, OFF(score_scale), 0, 0, scale_names,
-      "MODE", "scaled: the weighted average of the priority scores in "
-      "0..10 (total * 10 / (100 * sum of weights)); raw: the v1.22 totals "
-      "unchanged", "scaled" },
+      "MODE", "how /prioritize answers (README, \"Scores\"). scaled: the "
+      "weighted average of the priority scores in 0..10 (total * 10 / (100 "
+      "* sum of weights)), for the split shape where kube-scheduler adds "
+      "its own; rank: the extender decides alone, v1.22's best node gets 10 "
+      "and no other does; raw: the v1.22 totals unchanged; auto: rank when "
+      "the Policy names predicates or priorities kube-scheduler has "
+      "in-tree, scaled otherwise", "auto" },
+    { "hold-timeout", NULL, OT_INT, OFF(hold_timeout), 0, 3600, NULL,
+      "SECONDS", "when the Policy reads the pods on nodes, hold a pod on "
+      "the node an answer leaves kube-scheduler (one feasible node, or the "
+      "single top score) until the watch shows it bound, at most this "
+      "long; 0: never hold (a burst can then over-commit)", "30" },
     { "policy-watch-interval", NULL, OT_INT, OFF(policy_watch_ms), 50,
       3600000, NULL, "MS",
       "check the policy file for changes this often and reload it",
@@ -140,7 +150,8 @@ void opts_defaults(struct srv_options *o)
     o->idle_timeout = OPTS_DEFAULT_IDLE_TIMEOUT;
     o->shutdown_grace = OPTS_DEFAULT_GRACE;
     o->log_format = OPTS_LOG_TEXT;
-    o->score_scale = OPTS_SCORE_SCALED;
+    o->score_scale = OPTS_SCORE_AUTO;
+    o->hold_timeout = OPTS_DEFAULT_HOLD_TIMEOUT;
 }
 
 static const struct opt_def *find_opt(const char *name, size_t len)

@@ -23,7 +23,13 @@
 #define OPTS_MAX_CLUSTERS         64
 
 enum opts_compat { OPTS_COMPAT_NONE, OPTS_COMPAT_LEGACY };
-enum opts_score_scale { OPTS_SCORE_SCALED, OPTS_SCORE_RAW };
+enum opts_score_scale {
+    OPTS_SCORE_SCALED, /* proportional: the split shape */
+    OPTS_SCORE_RAW,
+    OPTS_SCORE_AUTO, /* rank when the Policy has in-tree names, else scaled */
+    OPTS_SCORE_RANK, /* the extender decides alone */
+};
+#define OPTS_DEFAULT_HOLD_TIMEOUT 30
 enum opts_log_format { OPTS_LOG_TEXT, OPTS_LOG_JSON };
 
 struct srv_options {
@@ -50,6 +56,7 @@ struct srv_options {
     int log_format;     /* enum opts_log_format */
     int verbosity;
     int score_scale;           /* enum opts_score_scale */
+    int hold_timeout;          /* seconds a hold waits for the watch; 0 off */
     const char *feature_gates; /* --feature-gates as given, or NULL */
     int policy_watch_ms;       /* poll the policy file this often */
     int debug_endpoints;       /* serve GET /debug/cache */

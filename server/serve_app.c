@@ -77,6 +77,7 @@ static void on_filter(struct server *s, const struct srv_request *req,
     struct serve_ctx *ctx = s->app;
     struct app_state *st = app_acquire(&ctx->app);
     struct ext_stats stats = { 0 };
+    struct ext_decision dec = { NULL, NULL };
     const struct cluster *cl;
     size_t len = 0;
     char *out;
@@ -87,62 +88,102 @@ static void on_filter(struct server *s, const struct srv_request *req,
         srv_reply_owned(resp, 200, "application/json", out, len);
         return;
     }
+    serve_holds_sweep(&ctx->holds);
     cl = cluster_acquire(ctx, st);
     out = ext_filter(&st->plans, cl, req->arena, req->body, req->body_len, &len,
-                     &stats);
+                     &stats, &dec);
     cluster_release(ctx);
+    if (st->role.n_pod_dependent)
+        serve_holds_settle(&ctx->holds, &dec);
     /* Names in stats belong to the policy: record before releasing it. */
     record_filter_stats(s, ctx, &stats);
     app_release(st);
     srv_reply_owned(resp, 200, "application/json", out, len);
 }
 
-/* A verb answering from the plans and cluster; NULL with e on failure. */
-typedef char *verb_fn(const struct server *s, const struct eval_plans *plans,
-                      const struct cluster *cl, const struct srv_request *req,
-                      size_t *len, struct err *e);
-
-static char *prioritize_verb(const struct server *s,
-                             const struct eval_plans *plans,
-                             const struct cluster *cl,
-                             const struct srv_request *req, size_t *len,
-                             struct err *e)
+/* The scoring --score-scale asks for, with auto resolved by the policy. */
+static void prio_opts(const struct serve_ctx *ctx, const struct app_state *st,
+                      int scale, struct ext_prio_opts *o)
 {
-    return ext_prioritize(plans, cl, req->arena, req->body, req->body_len,
-                          s->opts.score_scale == OPTS_SCORE_RAW, len, e);
-}
-
-static char *preempt_verb(const struct server *s,
-                          const struct eval_plans *plans,
-                          const struct cluster *cl,
-                          const struct srv_request *req, size_t *len,
-                          struct err *e)
-{
-    (void)s;
-    return ext_preempt(plans, cl, req->arena, req->body, req->body_len, len, e);
+    switch (scale) {
+    case OPTS_SCORE_RAW:
+        o->mode = EXT_SCORE_RAW;
+        break;
+    case OPTS_SCORE_SCALED:
+        o->mode = EXT_SCORE_PROPORTIONAL;
+        break;
+    case OPTS_SCORE_RANK:
+        o->mode = EXT_SCORE_RANK;
+        break;
+    default:
+        o->mode = st->role.sole ? EXT_SCORE_RANK : EXT_SCORE_PROPORTIONAL;
+        break;
+    }
+    o->single_top = o->mode == EXT_SCORE_RANK && st->role.n_pod_dependent &&
+                    serve_holds_enabled(&ctx->holds);
 }
 
 /*
- * prioritize and preempt have no Error field: a failure is a 400 whose
- * status kube-scheduler logs (prioritize errors are ignored; preempt
- * errors fail the preemption unless the extender is ignorable). arg is
- * the verb_fn; the route's name is the verb for logs.
+ * prioritize: a HostPriorityList. A failure is logged, counted and
+ * answered with an empty list (HTTP 200), which every kube-scheduler
+ * decodes: the extender then adds nothing to the node scores.
  */
-static void on_verb(struct server *s, const struct srv_request *req,
-                    struct srv_response *resp, void *arg)
+static void on_prioritize(struct server *s, const struct srv_request *req,
+                          struct srv_response *resp, void *arg)
 {
     struct serve_ctx *ctx = s->app;
-    struct app_state *st = state_or_reply(s, resp);
-    verb_fn *fn = (verb_fn *)arg;
+    struct app_state *st = app_acquire(&ctx->app);
+    struct ext_decision dec = { NULL, NULL };
+    struct ext_prio_opts po;
     const struct cluster *cl;
     struct err e = { "" };
     size_t len = 0;
     char *out;
 
+    (void)arg;
+    if (!st) {
+        err_set(&e, "extender not ready: policy not loaded");
+        out = NULL;
+    } else {
+        prio_opts(ctx, st, s->opts.score_scale, &po);
+        serve_holds_sweep(&ctx->holds);
+        cl = cluster_acquire(ctx, st);
+        out = ext_prioritize(&st->plans, cl, req->arena, req->body,
+                             req->body_len, &po, &len, &dec, &e);
+        cluster_release(ctx);
+        if (out && po.single_top)
+            serve_holds_settle(&ctx->holds, &dec);
+        app_release(st);
+    }
+    if (!out) {
+        LOG_WARN("%s: %s (answered with an empty list)", req->path, e.msg);
+        metrics_counter_add(ctx->prioritize_errors, 1);
+        out = ext_prioritize_empty(&len);
+    }
+    srv_reply_owned(resp, 200, "application/json", out, len);
+}
+
+/*
+ * preempt has no Error field: a failure is a 400 whose status
+ * kube-scheduler logs (and fails the preemption unless the extender is
+ * ignorable).
+ */
+static void on_preempt(struct server *s, const struct srv_request *req,
+                       struct srv_response *resp, void *arg)
+{
+    struct serve_ctx *ctx = s->app;
+    struct app_state *st = state_or_reply(s, resp);
+    const struct cluster *cl;
+    struct err e = { "" };
+    size_t len = 0;
+    char *out;
+
+    (void)arg;
     if (!st)
         return;
     cl = cluster_acquire(ctx, st);
-    out = fn(s, &st->plans, cl, req, &len, &e);
+    out = ext_preempt(&st->plans, cl, req->arena, req->body, req->body_len,
+                      &len, &e);
     cluster_release(ctx);
     app_release(st);
     if (!out) {
@@ -159,7 +200,7 @@ static void on_bind(struct server *s, const struct srv_request *req,
                     struct srv_response *resp, void *arg)
 {
     struct serve_ctx *ctx = s->app;
-    struct ext_binding b;
+    struct ext_binding b = { NULL, NULL, NULL, NULL };
     struct err e = { "" };
     const char *error = NULL;
     size_t len = 0;
@@ -180,8 +221,11 @@ static void on_bind(struct server *s, const struct srv_request *req,
                 ? arena_sprintf(req->arena, "pod %s/%s is already bound: %s",
                                 b.pod_namespace, b.pod_name, e.msg)
                 : e.msg;
-    if (error)
+    if (error) {
         LOG_WARN("bind: %s", error);
+        if (b.pod_name)
+            serve_holds_release(&ctx->holds, b.pod_namespace, b.pod_name);
+    }
     out = ext_binding_result(error, &len);
     srv_reply_owned(resp, 200, "application/json", out, len);
 }
@@ -347,10 +391,15 @@ static int register_all(struct server *s, struct serve_ctx *ctx, struct err *e)
     ctx->reload_time = metrics_gauge(
         s->metrics, "kpe_policy_last_reload_success_timestamp_seconds",
         "Time of the last successful policy load.", "");
+    serve_holds_init(&ctx->holds, NULL, s->opts.hold_timeout, s->metrics);
+    ctx->prioritize_errors = metrics_counter(
+        s->metrics, "kpe_prioritize_errors_total",
+        "prioritize calls answered with an empty list because the request "
+        "could not be scored (the cause is logged).",
+        NULL);
     if (srv_register_verb(s, "filter", on_filter, NULL, e) < 0 ||
-        srv_register_verb(s, "prioritize", on_verb, (void *)prioritize_verb,
-                          e) < 0 ||
-        srv_register_verb(s, "preempt", on_verb, (void *)preempt_verb, e) < 0 ||
+        srv_register_verb(s, "prioritize", on_prioritize, NULL, e) < 0 ||
+        srv_register_verb(s, "preempt", on_preempt, NULL, e) < 0 ||
         srv_register_verb(s, "bind", on_bind, NULL, e) < 0 ||
         srv_register_route(s, "/policy", SRV_GET, on_policy, NULL, e) < 0)
         return -1;
@@ -431,6 +480,7 @@ static int start_live(struct serve_ctx *ctx, struct server *s, struct err *e)
     io.log = kube_log;
     if (kube_cache_start(ctx->cache, ctx->client, &io, e) < 0)
         return -1;
+    ctx->holds.cache = ctx->cache;
     if (pthread_create(&ctx->sync_thread, NULL, sync_main, ctx) != 0)
         return err_set(e, "cannot start the cache sync watcher");
     ctx->sync_running = true;

@@ -12,6 +12,7 @@
 #include "kube/err.h"
 #include "kube/kubeconfig.h"
 #include "server/file_watch.h"
+#include "server/serve_holds.h"
 #include "server/server.h"
 #include "server/state.h"
 
@@ -34,6 +35,8 @@ struct serve_ctx {
     struct metrics_gauge *reload_time;
     struct metrics_counter *nodes_evaluated;
     struct metrics_counter *nodes_feasible;
+    struct metrics_counter *prioritize_errors;
+    struct serve_holds holds;       /* the extender's own decisions */
     struct file_watch policy_watch; /* reloads on a change of the file */
     struct server *srv;
 };

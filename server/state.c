@@ -98,6 +98,7 @@ static struct app_state *state_new(const struct app *app, struct policy *p,
         return NULL;
     }
     atomic_init(&st->refs, 1);
+    policy_extender_role(p, &st->role);
     st->policy = p;
     st->cluster = c;
     return st;

@@ -14,6 +14,7 @@
 #include "kube/cluster.h"
 #include "kube/err.h"
 #include "kube/types.h"
+#include "policy/policy.h"
 #include "server/evaluate.h"
 
 struct policy;
@@ -30,6 +31,7 @@ struct app_state {
     atomic_int refs;
     struct policy *policy;
     struct eval_plans plans; /* built from policy at load */
+    struct policy_role role; /* what the policy makes of the extender */
     struct cluster_ref *cluster;
 };
 

@@ -120,7 +120,7 @@ static void flags_should_parse_into_options(void **state)
           "max_body_bytes",
           "134217728" },
         { "default timeouts", { NULL }, NULL, "timeouts", "30|120|10" },
-        { "default enums", { NULL }, NULL, "enums", "0|0|0" },
+        { "default enums", { NULL }, NULL, "enums", "0|2|0" },
         { "default prefix is empty", { NULL }, NULL, "url_prefix", "" },
         { "ipv6 listen",
           { "--listen", "[::1]:9000", NULL },
@@ -243,7 +243,9 @@ static void bad_flags_should_name_the_flag_and_value(void **state)
           "--log-format: invalid value \"xml\": want one of text, json" },
         { "score scale",
           { "--score-scale", "Raw", NULL },
-          "--score-scale: invalid value \"Raw\": want one of scaled, raw" },
+          "--score-scale: invalid value \"Raw\": want one of scaled, raw, "
+          "auto, "
+          "rank" },
         { "compat",
           { "--compat=v1.19", NULL },
           "--compat: invalid value \"v1.19\": want one of none, legacy" },

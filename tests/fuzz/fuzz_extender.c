@@ -85,17 +85,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     arena_init(&a, 0);
     len = 0;
     out = ext_filter(&g.st->plans, &g.st->cluster->cluster, &a, body, size,
-                     &len, NULL);
+                     &len, NULL, NULL);
     if (!out)
         fail("filter", "out of memory", "");
     check_answer("filter", out, len, NULL);
     arena_destroy(&a);
 
-    for (int raw = 0; raw < 2; raw++) {
+    for (int mode = 0; mode < 4; mode++) {
+        struct ext_prio_opts po = { mode < 3 ? (enum ext_score_mode)mode
+                                             : EXT_SCORE_RANK,
+                                    mode == 3 };
+        struct ext_decision dec;
+
         arena_init(&a, 0);
         e.msg[0] = '\0';
         out = ext_prioritize(&g.st->plans, &g.st->cluster->cluster, &a, body,
-                             size, raw, &len, &e);
+                             size, &po, &len, &dec, &e);
         check_answer("prioritize", out, len, &e);
         arena_destroy(&a);
     }

@@ -310,6 +310,17 @@ static void collect_stats(const struct eval_result *r, struct ext_stats *stats)
     }
 }
 
+/* The decoded pod outlives the verb's frame in the request arena. */
+static const struct kube_pod *arena_pod_copy(struct arena *a,
+                                             const struct kube_pod *pod)
+{
+    struct kube_pod *c = arena_alloc(a, sizeof(*c));
+
+    if (c)
+        *c = *pod;
+    return c;
+}
+
 /* The one feasible node's name, or NULL. */
 static const char *only_feasible(const struct eval_result *r,
                                  const struct ext_args *x)
@@ -352,7 +363,7 @@ char *ext_filter(const struct eval_plans *plans, const struct cluster *cl,
     if (stats)
         collect_stats(&r, stats);
     if (dec) {
-        dec->pod = &x.pod;
+        dec->pod = arena_pod_copy(a, &x.pod);
         dec->node = only_feasible(&r, &x);
     }
     jsonw_begin_object(&w);
@@ -513,7 +524,7 @@ char *ext_prioritize(const struct eval_plans *plans, const struct cluster *cl,
                 (int)sched_select_host(r.prio.totals, r.n_feasible, tie_rng());
     }
     if (dec) {
-        dec->pod = &x.pod;
+        dec->pod = arena_pod_copy(a, &x.pod);
         dec->node = NULL;
     }
     jsonw_init(&w, 0);

@@ -7,7 +7,7 @@ set -u
 passed=0
 failed=0
 failures=""
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 # Tests find their fixtures relative to the repository root.
 cd "$(dirname "$0")/.." || exit 2

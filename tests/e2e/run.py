@@ -86,7 +86,12 @@ def main(argv):
                   file=sys.stderr)
             print("0 passed, 1 failed")
             return 1
-    wanted = argv[2:]
+    # SUITE or SUITE:SCENARIO[,SCENARIO...]
+    wanted = [w.split(":")[0] for w in argv[2:]]
+    only = {}
+    for w in argv[2:]:
+        if ":" in w:
+            only.setdefault(w.split(":")[0], set()).update(w.split(":")[1].split(","))
     names = sorted(f[:-3] for f in os.listdir(HERE)
                    if f.startswith("suite_") and f.endswith(".py"))
     if wanted:
@@ -95,7 +100,7 @@ def main(argv):
             print(f"e2e: error: no such suite: {', '.join(unknown)} (have: {', '.join(names)})",
                   file=sys.stderr)
             return 2
-        names = wanted
+        names = list(dict.fromkeys(wanted))
     workdir = k8s.make_workdir()
     env = Env(bindir, workdir)
     passed = failed = 0
@@ -113,6 +118,8 @@ def main(argv):
         for name in names:
             mod = importlib.import_module(name)
             for fn in mod.SCENARIOS:
+                if name in only and fn.__name__ not in only[name]:
+                    continue
                 sname = f"{name[6:]}/{fn.__name__}"
                 print(f"--- {sname}", flush=True)
                 s = Scenario(env, sname)

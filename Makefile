@@ -54,7 +54,7 @@ TSAN_NAMES := $(filter test_server_% test_cache test_client test_informer \
                        test_scheduler test_leader,$(TEST_NAMES))
 TSAN_TESTS := $(patsubst %,build/tsan/tests/%,$(TSAN_NAMES))
 
-.PHONY: all deps run test test-opt test-san bench format format-check clean
+.PHONY: all deps run test test-opt test-san bench e2e bench-e2e format format-check clean
 
 all: $(BIN)
 
@@ -128,6 +128,21 @@ test-opt: $(OPT_TESTS) $(BIN)
 
 test-san: $(SAN_TESTS) $(BIN)
 	@KPE_BIN=$(BIN) sh tests/run.sh $(SAN_TESTS)
+
+# The e2e suites against a real control plane: etcd and kube-apiserver
+# v1.20.2 and kube-scheduler v1.20.2, built once from Debian's source
+# package into a cache outside the clone (tests/e2e/k8s-build.sh; about 5
+# minutes on 2 cores the first time). E2E_SUITES picks suites or scenarios
+# (suite_extender:burst_policy_file,...).
+E2E_SUITES ?=
+e2e: $(BIN)
+	@bin=$$(tests/e2e/k8s-build.sh) && \
+	    KPE_BIN=$(BIN) python3 tests/e2e/run.py "$$bin/bin" $(E2E_SUITES)
+
+# Pods per second on the real control plane (tests/e2e/bench.py).
+bench-e2e: $(BIN)
+	@bin=$$(tests/e2e/k8s-build.sh) && \
+	    KPE_BIN=$(BIN) python3 tests/e2e/bench.py "$$bin/bin"
 
 # Benchmarks are never part of `make test` (see bench/run.sh).
 bench: $(BIN)

@@ -15,7 +15,8 @@ run "make install-systemd DESTDIR PREFIX=/opt/kpe" 0 env -u MAKEFLAGS -u MFLAGS 
     BIN="$KPE_BIN"
 for f in opt/kpe/bin/kube-policy-extender \
     opt/kpe/lib/systemd/system/kube-policy-extender.service \
-    etc/kube-policy-extender/config.ini etc/kube-policy-extender/policy.json; do
+    etc/kube-policy-extender/config.ini etc/kube-policy-extender/policy.json \
+    etc/kube-policy-extender/extender-policy.json; do
     if [ -f "$T_TMP/sys/$f" ]; then
         ok "install-systemd installs /$f"
     else

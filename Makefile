@@ -192,13 +192,15 @@ bench-cache: build/opt/bench/cache_mem
 	build/opt/bench/cache_mem $(BENCH_CLUSTER) $(BENCH_PASSES)
 
 # Install. `make install` puts the binary in $(DESTDIR)$(PREFIX)/bin and the
-# default policy, an example config.ini and the systemd unit (paths
-# rewritten to PREFIX) in $(DESTDIR)$(PREFIX)/share/kube-policy-extender/;
-# the container image is built from exactly this tree. `make
-# install-systemd` also installs the unit into $(SYSTEMDDIR) and, when they
-# do not exist yet, $(SYSCONFDIR)/kube-policy-extender/config.ini and
-# policy.json, which the unit reads (never overwritten: they are the
-# administrator's).
+# default policy (policy.json, the full Policy; extender-policy.json, what
+# `serve` answers in the split shape), an example config.ini and the
+# systemd unit (paths rewritten to PREFIX) in
+# $(DESTDIR)$(PREFIX)/share/kube-policy-extender/; the container image is
+# built from exactly this tree. `make install-systemd` also installs the
+# unit into $(SYSTEMDDIR) and, when they do not exist yet,
+# $(SYSCONFDIR)/kube-policy-extender/config.ini, policy.json and
+# extender-policy.json, which the unit reads (never overwritten: they are
+# the administrator's).
 PREFIX     ?= /usr/local
 SYSCONFDIR ?= /etc
 SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
@@ -215,6 +217,8 @@ install: $(BIN)
 	$(INSTALL) -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SHAREDIR)
 	$(INSTALL) -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/kube-policy-extender
 	$(INSTALL) -m 0644 deploy/policy/policy.json $(DESTDIR)$(SHAREDIR)/policy.json
+	$(INSTALL) -m 0644 deploy/policy/extender-policy.json \
+	    $(DESTDIR)$(SHAREDIR)/extender-policy.json
 	$(FIX_PATHS) deploy/systemd/config.ini >$(DESTDIR)$(SHAREDIR)/config.ini
 	$(FIX_PATHS) deploy/systemd/kube-policy-extender.service \
 	    >$(DESTDIR)$(SHAREDIR)/kube-policy-extender.service
@@ -225,7 +229,7 @@ install-systemd: install
 	$(INSTALL) -d $(DESTDIR)$(SYSTEMDDIR) $(DESTDIR)$(SYSCONFDIR)/kube-policy-extender
 	$(INSTALL) -m 0644 $(DESTDIR)$(SHAREDIR)/kube-policy-extender.service \
 	    $(DESTDIR)$(SYSTEMDDIR)/kube-policy-extender.service
-	@for f in config.ini policy.json; do \
+	@for f in config.ini policy.json extender-policy.json; do \
 	    t=$(DESTDIR)$(SYSCONFDIR)/kube-policy-extender/$$f; \
 	    if [ -e "$$t" ]; then echo "  keep    $$t"; \
 	    else $(INSTALL) -m 0644 $(DESTDIR)$(SHAREDIR)/$$f "$$t" && \

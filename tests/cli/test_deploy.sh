@@ -2,7 +2,8 @@
 # test_deploy.sh: everything under deploy/ is well formed and agrees with
 # the server (tests/deploy/check_deploy.py: Dockerfile, systemd unit and
 # config, every YAML/JSON file, kustomizations, workloads and probes,
-# RBAC, extender declarations, the Helm chart rendered by
+# RBAC, extender declarations, the split shape in every kube-scheduler
+# configuration and every `serve`, the Helm chart rendered by
 # tests/deploy/helmlite.py), and `make install DESTDIR=...` produces the
 # layout the Dockerfile copies. Each checker line becomes one test.
 . "$(dirname "$0")/lib.sh"
@@ -15,7 +16,8 @@ run "make install-systemd DESTDIR PREFIX=/opt/kpe" 0 env -u MAKEFLAGS -u MFLAGS 
     BIN="$KPE_BIN"
 for f in opt/kpe/bin/kube-policy-extender \
     opt/kpe/lib/systemd/system/kube-policy-extender.service \
-    etc/kube-policy-extender/config.ini etc/kube-policy-extender/policy.json; do
+    etc/kube-policy-extender/config.ini etc/kube-policy-extender/policy.json \
+    etc/kube-policy-extender/extender-policy.json; do
     if [ -f "$T_TMP/sys/$f" ]; then
         ok "install-systemd installs /$f"
     else

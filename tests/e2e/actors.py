@@ -111,5 +111,6 @@ class KubeScheduler:
         if not self.proc.alive():
             raise RuntimeError(f"kube-scheduler exited:\n{self.proc.tail()}")
         # It has synced its informers once it logs that it serves.
-        t = self.proc.tail(400)
-        return "Attempting to acquire leader lease" in t or "Starting Kubernetes Scheduler" in t
+        with open(self.proc.log_path, "rb") as f:
+            t = f.read()
+        return b"Attempting to acquire leader lease" in t or b"Starting Kubernetes Scheduler" in t

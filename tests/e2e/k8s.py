@@ -252,11 +252,12 @@ current-context: e2e
         return node
 
     def create_pod(self, name, ns="default", cpu="1", scheduler="default-scheduler",
-                   labels=None, node_name=None, priority_class=None, extra=None):
+                   labels=None, node_name=None, priority_class=None, extra=None,
+                   memory=None):
+        res = {"cpu": cpu, **({"memory": memory} if memory else {})}
         spec = {"schedulerName": scheduler,
                 "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.2",
-                                "resources": {"requests": {"cpu": cpu},
-                                              "limits": {"cpu": cpu}}}]}
+                                "resources": {"requests": res, "limits": dict(res)}}]}
         if node_name:
             spec["nodeName"] = node_name
         if priority_class:

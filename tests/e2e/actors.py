@@ -84,6 +84,12 @@ def scheduler_files(s, shape, url, workdir):
                         "kubescheduler.config.k8s.io/v1beta1")
     text = re.sub(r"(?m)^(\s*kubeconfig:).*$", rf"\1 {s.cp.kubeconfig}", text)
     text = re.sub(r"(?m)^(\s*-?\s*urlPrefix:).*$", rf"\1 {url}", text)
+    # One scheduler after another on the same control plane: the lease of
+    # the previous one would hold the next back for its whole duration.
+    if "leaderElection:" in text:
+        text = re.sub(r"(?m)^(\s*leaderElect:).*$", r"\1 false", text)
+    else:
+        text += "leaderElection:\n  leaderElect: false\n"
     path = os.path.join(workdir, f"ksc-{k8s.free_port()}.yaml")
     with open(path, "w") as f:
         f.write(text)

@@ -356,6 +356,50 @@ static void on_debug_cache(struct server *s, const struct srv_request *req,
     srv_reply_owned(resp, 200, "application/json", out, len);
 }
 
+/* Say which deployment shape the served policy fits and what stays unsafe
+ * (the same words as `check`, shorter). */
+static void log_role(const struct serve_ctx *ctx, const struct server *s)
+{
+    struct app_state *st = app_acquire((struct app *)&ctx->app);
+    const struct policy_role *r;
+    int scale = s->opts.score_scale;
+
+    if (!st)
+        return;
+    r = &st->role;
+    if (!r->sole)
+        LOG_INFO("policy fits the split shape: kube-scheduler keeps its "
+                 "in-tree predicates and priorities; prioritize answers in "
+                 "proportion (set the extender's weight to the sum of the "
+                 "served priorities' weights: convert --to "
+                 "scheduler-policy)");
+    else
+        LOG_INFO("policy names predicates or priorities kube-scheduler has "
+                 "in-tree: the extender must decide alone (kube-scheduler's "
+                 "Policy with predicates: [] and priorities: []); "
+                 "prioritize ranks, the best node alone gets 10");
+    if (r->n_pod_dependent) {
+        bool holds = serve_holds_enabled(&ctx->holds);
+        bool ranked =
+            scale == OPTS_SCORE_RANK || (scale == OPTS_SCORE_AUTO && r->sole);
+
+        if (!holds || !ranked)
+            LOG_WARN("UNSAFE under a burst: the policy reads the pods on "
+                     "nodes (%s, ...) and this server will not hold the "
+                     "pods it decides (%s): kube-scheduler can over-commit "
+                     "nodes. Serve the split shape instead (check explains)",
+                     r->pod_dependent[0],
+                     !holds ? "no live cluster or --hold-timeout 0"
+                            : "--score-scale is not rank");
+        else
+            LOG_INFO("the policy reads the pods on nodes: holding each pod "
+                     "on the node an answer singles out for up to %d s "
+                     "(one replica only: holds are per process)",
+                     s->opts.hold_timeout);
+    }
+    app_release(st);
+}
+
 static int on_reload(struct server *s, void *arg)
 {
     struct serve_ctx *ctx = arg;
@@ -371,6 +415,7 @@ static int on_reload(struct server *s, void *arg)
     metrics_counter_add(ctx->reloads_ok, 1);
     metrics_gauge_set(ctx->reload_time, (double)time(NULL));
     LOG_INFO("policy reloaded from %s", s->opts.policy_file);
+    log_role(ctx, s);
     return 0;
 }
 
@@ -538,6 +583,7 @@ int serve_app_init(struct serve_ctx *ctx, struct server *s, struct err *e)
         srv_set_ready(s, 1, NULL);
     else if (start_live(ctx, s, e) < 0)
         return err_prefix(e, "API server: ");
+    log_role(ctx, s);
     if (file_watch_start(&ctx->policy_watch, o->policy_file, o->policy_watch_ms,
                          on_policy_file_change, ctx) < 0)
         return err_set(e, "cannot start the policy file watcher");

@@ -101,9 +101,9 @@ class KubeScheduler:
     KubeSchedulerConfiguration."""
 
     def __init__(self, s, policy_file=None, config_file=None, name="kube-scheduler",
-                 v=2):
+                 v=2, extra=()):
         argv = [os.path.join(s.env.bindir, "kube-scheduler"),
-                "--leader-elect=false", "--secure-port=0", "--port=0", f"--v={v}"]
+                "--leader-elect=false", "--secure-port=0", "--port=0", f"--v={v}", *extra]
         if config_file:
             argv += ["--config", config_file]
         else:

@@ -34,6 +34,10 @@ def kubectl(s, *args, input=None):
                           capture_output=True, text=True, input=input, timeout=120)
 
 
+def one_line(text):
+    return " | ".join(x for x in text.strip().splitlines() if x)
+
+
 def kustomizations(root):
     """Every directory under deploy/ with a kustomization.yaml, sorted."""
     out = []
@@ -71,8 +75,8 @@ def dry_run(s, what, argv, input=None):
     out = r.stdout.strip()
     # Objects kubectl accepted are listed as "... (server dry run)".
     accepted = out.count("(server dry run)")
-    err = "\n".join(line for line in r.stderr.splitlines()
-                    if not line.startswith("Warning: resource namespaces/"))
+    err = " | ".join(line for line in r.stderr.splitlines()
+                     if not line.startswith("Warning: resource namespaces/"))
     ok = r.returncode == 0 and accepted > 0
     s.check(ok, f"{what}: accepted by kube-apiserver v1.20 ({accepted} objects)"
             + ("" if ok else f": kubectl exit {r.returncode}: {err.strip() or out}"))
@@ -92,7 +96,7 @@ def scenario_dry_run_refuses_invalid(s):
     r = kubectl(s, "apply", "--dry-run=server", "-f", "-", input=bad)
     s.check(r.returncode != 0 and "selector" in r.stderr,
             f"a Deployment whose selector misses its labels is refused "
-            f"(exit {r.returncode}: {r.stderr.strip()[:200]})")
+            f"(exit {r.returncode}: {one_line(r.stderr)[:200]})")
     bad = yaml.safe_dump({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
                           "metadata": {"name": "kpe-e2e-bad", "namespace": "default"},
                           "spec": {"maxUnavailable": 1,
@@ -100,7 +104,7 @@ def scenario_dry_run_refuses_invalid(s):
     r = kubectl(s, "apply", "--dry-run=server", "-f", "-", input=bad)
     s.check(r.returncode != 0 and "policy/v1" in r.stderr,
             f"an apiVersion v1.20 does not serve (policy/v1 PodDisruptionBudget) is refused "
-            f"(exit {r.returncode}: {r.stderr.strip()[:200]})")
+            f"(exit {r.returncode}: {one_line(r.stderr)[:200]})")
 
 
 def scenario_kustomizations(s):
@@ -110,7 +114,7 @@ def scenario_kustomizations(s):
         path = os.path.join(s.env.root, d)
         r = kubectl(s, "kustomize", path)
         if not s.check(r.returncode == 0, f"{d}: kubectl kustomize builds it"
-                       + ("" if r.returncode == 0 else f": {r.stderr.strip()}")):
+                       + ("" if r.returncode == 0 else f": {one_line(r.stderr)}")):
             continue
         ensure_namespaces(s, namespaces_of(yaml.safe_load_all(r.stdout)))
         dry_run(s, f"kubectl apply -k {d} --dry-run=server", ["-k", path])

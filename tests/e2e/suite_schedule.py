@@ -1,0 +1,340 @@
+"""suite_schedule.py: `kube-policy-extender schedule` against a real
+kube-apiserver v1.20 (issue 14, point 4).
+
+- a burst binds what fits and no more, and the pods left pending say why
+  through the real kubectl describe (FailedScheduling, PodScheduled=False);
+- two replicas elect one leader on a coordination.k8s.io/v1 Lease; when
+  the leader is killed with SIGKILL the standby takes the Lease and drains
+  the queue;
+- kube-apiserver restarted in the middle of a run loses no pod and binds
+  none twice.
+"""
+import collections
+import re
+import threading
+import time
+
+import actors
+import k8s
+
+POLICY = "deploy/policy/policy.json"
+NAME = actors.SCHEDULER_NAME
+
+
+def policy(s):
+    return f"{s.env.root}/{POLICY}"
+
+
+def node_millis(cpu):
+    return k8s.cpu_millis(cpu)
+
+
+def check_allocatable(s, nodes_cpu):
+    """No node holds more requested CPU than its allocatable."""
+    load = k8s.node_load(s.cp)
+    over = {n: m for n, (m, _) in load.items() if m > node_millis(nodes_cpu[n])}
+    s.check(not over, f"no node over its allocatable CPU (load {dict(sorted(load.items()))}"
+            + (f"; over: {over})" if over else ")"))
+    return load
+
+
+def events_by_pod(cp, reason):
+    """involvedObject name -> [event] of one reason (default namespace)."""
+    out = collections.defaultdict(list)
+    for e in cp.events():
+        if e.get("reason") == reason and e["involvedObject"].get("kind") == "Pod":
+            out[e["involvedObject"]["name"]].append(e)
+    return out
+
+
+def describe_blocks(s, names):
+    """kubectl describe pod NAME... as a user runs it, split per pod."""
+    r = s.cp.kubectl("describe", "pod", *names)
+    blocks = {}
+    for part in re.split(r"(?m)^(?=Name:\s)", r.stdout):
+        m = re.match(r"Name:\s+(\S+)", part)
+        if m:
+            blocks[m.group(1)] = part
+    return blocks
+
+
+def bound_lines(log_text):
+    """pod -> how many times schedule logged binding it (needs --v 2)."""
+    c = collections.Counter(re.findall(r"Successfully bound pod (\S+) to node", log_text))
+    return c
+
+
+def read_log(proc):
+    with open(proc.log_path, "rb") as f:
+        return f.read().decode("utf-8", "replace")
+
+
+def scenario_burst_binds_what_fits_and_explains_the_rest(s):
+    """30 pods of 1 CPU on three 4-CPU nodes: 12 bound, 18 pending with
+    FailedScheduling and PodScheduled=False as kubectl describe shows."""
+    nodes = {f"burst-{i}": "4" for i in range(3)}
+    for n, cpu in nodes.items():
+        s.cp.create_node(n, cpu=cpu)
+    sched = actors.Schedule(s, policy(s), "--leader-elect=false", "--v", "2", "--seed", "1",
+                            name="schedule-burst")
+    names = [f"burst-{i:02d}" for i in range(30)]
+    for n in names:
+        s.cp.create_pod(n, scheduler=NAME)
+
+    def settled():
+        if not sched.proc.alive():
+            raise RuntimeError("schedule exited:\n" + sched.proc.tail())
+        pods = s.cp.pods()
+        pending = [p for p in pods if not p["spec"].get("nodeName")]
+        marked = [p for p in pending
+                  if any(c["type"] == "PodScheduled" and c["status"] == "False"
+                         for c in p["status"].get("conditions", []))]
+        return len(pods) - len(pending) >= 12 and len(marked) == len(pending)
+
+    k8s.wait_for("12 pods bound and every other pod marked PodScheduled=False",
+                 settled, timeout=60, interval=0.5)
+    time.sleep(2)  # a bind beyond the 12th would show by now
+    pods = s.cp.pods()
+    bound = {p["metadata"]["name"]: p["spec"]["nodeName"] for p in k8s.bound(pods)}
+    pending = sorted(p["metadata"]["name"] for p in pods if not p["spec"].get("nodeName"))
+    s.check(len(bound) == 12, f"exactly 12 of 30 pods bound (got {len(bound)})")
+    s.check(len(pending) == 18, f"18 pods pending (got {len(pending)})")
+    load = check_allocatable(s, nodes)
+    s.check(all(load.get(n, (0, 0))[1] == 4 for n in nodes),
+            f"every node holds 4 pods ({load})")
+
+    bad_cond = []
+    for p in pods:
+        if p["spec"].get("nodeName"):
+            continue
+        cond = [c for c in p["status"].get("conditions", []) if c["type"] == "PodScheduled"]
+        if not (cond and cond[0]["status"] == "False"
+                and cond[0].get("reason") == "Unschedulable"
+                and "Insufficient cpu" in cond[0].get("message", "")):
+            bad_cond.append((p["metadata"]["name"], cond))
+    s.check(not bad_cond, "every pending pod's status has PodScheduled=False, reason "
+            f"Unschedulable, 'Insufficient cpu' ({bad_cond[:2]})")
+
+    want_msg = "0/3 nodes are available: 3 Insufficient cpu."
+    blocks = describe_blocks(s, pending)
+    s.check(sorted(blocks) == pending,
+            f"kubectl describe shows every pending pod ({len(blocks)} of {len(pending)})")
+    bad = []
+    for n, text in sorted(blocks.items()):
+        ok_cond = re.search(r"(?m)^\s+PodScheduled\s+False\s*$", text)
+        ok_ev = re.search(r"(?m)^\s+Warning\s+FailedScheduling\s+.*\s" + re.escape(NAME)
+                          + r"\s+" + re.escape(want_msg) + r"\s*$", text)
+        if not (ok_cond and ok_ev):
+            bad.append((n, text[text.find("Conditions:"):]))
+    s.check(not bad, "kubectl describe of each pending pod: 'PodScheduled False' and "
+            f"'Warning FailedScheduling ... {NAME} {want_msg}'"
+            + (f"; first miss {bad[0][0]}:\n{bad[0][1]}" if bad else ""))
+
+    one = sorted(bound)[0]
+    text = describe_blocks(s, [one]).get(one, "")
+    s.check(re.search(r"(?m)^\s+Normal\s+Scheduled\s+.*\s" + re.escape(NAME)
+                      + r"\s+Successfully assigned default/" + re.escape(one)
+                      + " to " + re.escape(bound[one]) + r"\s*$", text),
+            f"kubectl describe of bound pod {one}: 'Normal Scheduled ... {NAME} "
+            f"Successfully assigned default/{one} to {bound[one]}'")
+    s.check(re.search(r"(?m)^Node:\s+" + re.escape(bound[one]) + "/", text),
+            f"kubectl describe of {one} shows Node: {bound[one]}")
+    twice = {p: c for p, c in bound_lines(read_log(sched.proc)).items() if c > 1}
+    s.check(not twice, f"schedule logged no pod bound twice ({twice})")
+
+
+LEASE_FLAGS = ["--leader-elect-lease-duration", "4s", "--leader-elect-renew-deadline", "3s",
+               "--leader-elect-retry-period", "1s",
+               "--leader-elect-resource-namespace", "default"]
+
+
+def lease(cp, name):
+    try:
+        return cp.get(f"/apis/coordination.k8s.io/v1/namespaces/default/leases/{name}")
+    except k8s.ApiError as ex:
+        if ex.status == 404:
+            return None
+        raise
+
+
+def acquired_as(proc):
+    m = re.search(r"successfully acquired lease \S+ as (\S+)", read_log(proc))
+    return m.group(1) if m else None
+
+
+def scenario_two_replicas_one_leader_failover(s):
+    lname = f"kpe-e2e-{k8s.free_port()}"
+    nodes = {f"le-{i}": "8" for i in range(3)}
+    for n, cpu in nodes.items():
+        s.cp.create_node(n, cpu=cpu)
+    flags = ["--v", "2", "--leader-elect-resource-name", lname, *LEASE_FLAGS]
+    a = actors.Schedule(s, policy(s), *flags, name="schedule-a")
+    b = actors.Schedule(s, policy(s), *flags, name="schedule-b")
+    reps = {"schedule-a": a, "schedule-b": b}
+
+    def one_leader():
+        for r in reps.values():
+            if not r.proc.alive():
+                raise RuntimeError(f"{r.proc.name} exited:\n{r.proc.tail()}")
+        le = lease(s.cp, lname)
+        holder = le and le["spec"].get("holderIdentity")
+        leaders = [n for n, r in reps.items() if acquired_as(r.proc)]
+        return holder and leaders and (holder, leaders)
+
+    holder, leaders = k8s.wait_for(f"a holder on Lease default/{lname}", one_leader,
+                                   timeout=30, interval=0.3)
+    time.sleep(1.5)  # a second acquisition, if any, would be logged by now
+    leaders = [n for n, r in reps.items() if acquired_as(r.proc)]
+    s.require(len(leaders) == 1, f"exactly one replica acquired the Lease ({leaders})")
+    leader = reps[leaders[0]]
+    standby_name = [n for n in reps if n != leaders[0]][0]
+    standby = reps[standby_name]
+    s.check(holder == acquired_as(leader.proc),
+            f"Lease holderIdentity {holder!r} is {leaders[0]}'s identity")
+
+    for i in range(6):
+        s.cp.create_pod(f"before-{i}", scheduler=NAME)
+    k8s.wait_for("6 pods bound by the leader",
+                 lambda: len(k8s.bound(s.cp.pods())) == 6, timeout=30, interval=0.3)
+    s.check(not bound_lines(read_log(standby.proc)),
+            f"the standby {standby_name} bound nothing while it waited")
+    s.check(acquired_as(standby.proc) is None, f"{standby_name} did not acquire the Lease")
+
+    t_kill = time.monotonic()
+    leader.proc.kill()
+    s.check(not leader.proc.alive(), f"{leaders[0]} killed with SIGKILL")
+    after = [f"after-{i:02d}" for i in range(18)]
+    for n in after:
+        s.cp.create_pod(n, scheduler=NAME)
+
+    def taken_over():
+        if not standby.proc.alive():
+            raise RuntimeError(f"{standby_name} exited:\n{standby.proc.tail()}")
+        return acquired_as(standby.proc)
+
+    ident = k8s.wait_for(f"{standby_name} to acquire the Lease", taken_over, timeout=30,
+                         interval=0.3)
+    took = time.monotonic() - t_kill
+    le = lease(s.cp, lname)
+    s.check(le["spec"].get("holderIdentity") == ident != holder,
+            f"Lease holderIdentity moved to {standby_name} ({le['spec'].get('holderIdentity')!r})")
+    s.check(took < 4 + 3 + 5, f"take-over {took:.1f}s after the kill (lease duration 4s)")
+    s.note(f"standby took the Lease {took:.1f}s after SIGKILL of the leader "
+           f"(lease 4s, retry 1s); transitions {le['spec'].get('leaseTransitions')}")
+
+    def drained():
+        pods = {p["metadata"]["name"]: p for p in s.cp.pods()}
+        return all(pods[n]["spec"].get("nodeName") for n in after)
+
+    k8s.wait_for("the 18 pods created after the kill to be bound", drained, timeout=45,
+                 interval=0.3)
+    check_allocatable(s, nodes)
+    new_bound = bound_lines(read_log(standby.proc))
+    s.check(set(after) <= {k.split("/")[1] for k in new_bound},
+            f"{standby_name} bound every pod created after the kill "
+            f"({len(new_bound)} binds logged)")
+    twice = {p: c for p, c in bound_lines(read_log(standby.proc)).items() if c > 1}
+    s.check(not twice, f"no pod bound twice ({twice})")
+
+
+def create_with_retry(cp, name, stop_at, errors):
+    """Create a pod, riding out an apiserver restart: retry until it exists
+    (409 AlreadyExists after a lost reply counts as created)."""
+    while time.monotonic() < stop_at:
+        try:
+            cp.create_pod(name, scheduler=NAME, cpu="300m")
+            return True
+        except k8s.ApiError as ex:
+            if ex.status == 409:
+                return True
+            errors.append(str(ex)[:120])
+        except OSError as ex:
+            errors.append(str(ex)[:120])
+        time.sleep(0.2)
+    return False
+
+
+def scenario_apiserver_restart_mid_run(s):
+    """~200 pods on 20 nodes, kube-apiserver restarted while they are being
+    created and bound: every pod bound exactly once, no node over its
+    allocatable."""
+    nodes = {f"rs-{i:02d}": "4" for i in range(20)}
+    for n, cpu in nodes.items():
+        s.cp.create_node(n, cpu=cpu)
+    # API writes throttled (a bind and an event per pod) so that binds are
+    # still queued and in flight when the apiserver goes down.
+    sched = actors.Schedule(s, policy(s), "--leader-elect=false", "--v", "2",
+                            "--kube-api-qps", "25", "--kube-api-burst", "10",
+                            name="schedule-restart")
+    names = [f"rs-{i:03d}" for i in range(200)]
+    errors, missing = [], []
+    stop_at = time.monotonic() + 120
+
+    def creator(part):
+        for n in part:
+            if not create_with_retry(s.cp, n, stop_at, errors):
+                missing.append(n)
+
+    workers = [threading.Thread(target=creator, args=(names[i::4],), daemon=True)
+               for i in range(4)]
+    for t in workers:
+        t.start()
+    k8s.wait_for("40 pods bound before the restart",
+                 lambda: len(k8s.bound(s.cp.pods())) >= 40, timeout=60, interval=0.3)
+    before = len(k8s.bound(s.cp.pods()))
+    t0 = time.monotonic()
+    s.cp.restart_apiserver()
+    down = time.monotonic() - t0
+    pending_at_restart = 200 - before
+    for t in workers:
+        t.join(timeout=120)
+    s.require(not any(t.is_alive() for t in workers) and not missing,
+              f"all 200 pods created across the restart (missing {len(missing)})")
+    s.note(f"restart at {before} bound ({pending_at_restart} not yet bound or created), apiserver "
+           f"back after {down:.1f}s; "
+           f"{len(errors)} pod creations retried")
+
+    def all_bound():
+        if not sched.proc.alive():
+            raise RuntimeError("schedule exited:\n" + sched.proc.tail())
+        pods = s.cp.pods()
+        return len(pods) == 200 and len(k8s.bound(pods)) == 200
+
+    try:
+        k8s.wait_for("all 200 pods bound after the restart", all_bound, timeout=90,
+                     interval=0.5)
+    except TimeoutError as ex:
+        pods = s.cp.pods()
+        left = sorted(p["metadata"]["name"] for p in pods if not p["spec"].get("nodeName"))
+        s.require(False, f"{ex}; {len(pods)} pods, unbound: {left[:10]}")
+    s.check(sched.proc.alive(), "schedule rode out the restart (still running)")
+    check_allocatable(s, nodes)
+
+    scheduled = events_by_pod(s.cp, "Scheduled")
+    multi = {p: [e["message"] for e in ev] for p, ev in scheduled.items()
+             if len(ev) > 1 or ev[0].get("count", 1) > 1}
+    s.check(not multi, f"no pod has two Scheduled events ({list(multi.items())[:3]})")
+    nodes_of = {p["metadata"]["name"]: p["spec"]["nodeName"] for p in s.cp.pods()}
+    wrong = {p: ev[0]["message"] for p, ev in scheduled.items()
+             if not ev[0]["message"].endswith(f" to {nodes_of.get(p)}")}
+    s.check(not wrong, f"every Scheduled event names the node the pod is bound to "
+            f"({list(wrong.items())[:3]})")
+    no_event = sorted(set(names) - set(scheduled))
+    s.note(f"{len(no_event)} pods have no Scheduled event (posted while the "
+           f"apiserver was down)")
+    log = read_log(sched.proc)
+    binds = bound_lines(log)
+    twice = {p: c for p, c in binds.items() if c > 1}
+    s.check(not twice, f"schedule's log has no pod bound twice ({twice})")
+    lost_reply = re.findall(r"pod (\S+) was bound by someone else", log)
+    s.check(sum(binds.values()) + len(lost_reply) >= 200 and
+            set(binds) | set(lost_reply) >= {f"default/{n}" for n in names},
+            f"schedule accounts for every pod: {sum(binds.values())} binds logged, "
+            f"{len(lost_reply)} found bound already (reply lost in the restart)")
+    if lost_reply:
+        s.note(f"{len(lost_reply)} binds whose reply was lost came back 409: {lost_reply[:5]}")
+
+
+SCENARIOS = [scenario_burst_binds_what_fits_and_explains_the_rest,
+             scenario_two_replicas_one_leader_failover,
+             scenario_apiserver_restart_mid_run]

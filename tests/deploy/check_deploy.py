@@ -513,10 +513,15 @@ def check_kustomizations(ctx):
             if key in seen:
                 problems.append("duplicate %s/%s" % (key[0], key[2]))
             seen[key] = o
+        # An add-on inside a set's directory (bind/, pdb/: listed in the
+        # set's resources by hand) resolves against that set.
+        parent = os.path.dirname(d)
+        addon = d not in parts and parent in kdirs
         if d not in parts:
-            problems += reference_problems(objs)
+            problems += reference_problems((ctx.kustomize(parent) if addon else []) + objs)
         ctx.report("kustomization %s: resources exist, all listed%s" % (
-            d, "" if d in parts else ", references resolve"), problems)
+            d, "" if d in parts else ", references resolve" + (" with %s" % parent if addon else "")),
+            problems)
     kubectl = shutil.which("kubectl")
     if not kubectl:
         print("note kubectl not installed: kustomize output not cross-checked")

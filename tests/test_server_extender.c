@@ -212,6 +212,33 @@ static void prioritize_should_score_every_listed_node(void **state)
     http_result_free(&r);
 }
 
+/* A prioritize that cannot be scored answers what kube-scheduler decodes:
+ * an empty HostPriorityList with 200, the cause counted in /metrics. */
+static void prioritize_errors_should_answer_an_empty_list(void **state)
+{
+    static const char *const bodies[] = {
+        "{\"Pod\": {\"metadata\": }",
+        "{\"NodeNames\":[\"rdma-1\"]}",
+        "{\"Pod\":" POD_PINNED ",\"NodeNames\":[1]}",
+    };
+    struct fixture *f = *state;
+    struct http_result r;
+    char url[192], want[96];
+    size_t i;
+
+    for (i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++) {
+        post(f, "prioritize", bodies[i], &r);
+        assert_int_equal(r.status, 200);
+        assert_string_equal(r.body, "[]");
+        http_result_free(&r);
+    }
+    snprintf(url, sizeof(url), "%s/metrics", f->h.url);
+    assert_int_equal(http_once("GET", url, NULL, 0, &r), CURLE_OK);
+    snprintf(want, sizeof(want), "kpe_prioritize_errors_total %zu\n", i);
+    expect_in(&r, want);
+    http_result_free(&r);
+}
+
 static void preempt_should_keep_nodes_freed_by_their_victims(void **state)
 {
     struct fixture *f = *state;
@@ -354,6 +381,7 @@ int main(void)
         cmocka_unit_test(filter_full_should_echo_passing_nodes_verbatim),
         cmocka_unit_test(filter_should_answer_bad_requests_with_error),
         cmocka_unit_test(prioritize_should_score_every_listed_node),
+        cmocka_unit_test(prioritize_errors_should_answer_an_empty_list),
         cmocka_unit_test(preempt_should_keep_nodes_freed_by_their_victims),
         cmocka_unit_test(metrics_should_count_predicate_failures),
         cmocka_unit_test(policy_route_and_reload_should_keep_the_good_policy),

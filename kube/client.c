@@ -511,7 +511,9 @@ int kube_client_create_event(struct kube_client *c,
         cJSON_Delete(ev);
         return err_set(e, "out of memory");
     }
-    return write_json(c, "POST", path, "application/json", ev, &status, e);
+    if (write_json(c, "POST", path, "application/json", ev, &status, e) == 0)
+        return 0;
+    return status ? -1 : KUBE_CLIENT_UNREACHABLE;
 }
 
 int kube_client_patch_pod_status(struct kube_client *c, const char *ns,

@@ -28,6 +28,10 @@
 /* kube_client_bind: the pod is bound already (HTTP 409 Conflict). */
 #define KUBE_CLIENT_ALREADY_BOUND (-2)
 
+/* kube_client_create_event: no HTTP answer at all (the server could not
+ * be reached or dropped the connection): worth trying again. */
+#define KUBE_CLIENT_UNREACHABLE (-3)
+
 /*
  * A token bucket as golang.org/x/time/rate: `burst` tokens, refilled at
  * `qps` per second; a reservation may drive the bucket negative and
@@ -154,6 +158,7 @@ struct kube_event_ref {
  * Create a v1 Event in ref->namespace (type "Normal" or "Warning"),
  * from component (e.g. "kube-policy-extender"). Returns 0 or -1, e set.
  */
+/* (Returns KUBE_CLIENT_UNREACHABLE instead of -1 when no answer came.) */
 int kube_client_create_event(struct kube_client *c,
                              const struct kube_event_ref *ref, const char *type,
                              const char *reason, const char *message,

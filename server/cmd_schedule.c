@@ -40,6 +40,7 @@ struct sched_flags {
     double bind_workers;
     double initial_backoff, max_backoff;
     double percentage_to_score;
+    double event_retry;
     int help;
 };
 
@@ -80,6 +81,10 @@ static const struct sched_flag sched_flag_table[] = {
       "first retry delay of an unschedulable pod (default: 1)" },
     { "pod-max-backoff-seconds", F_NUM, FOFF(max_backoff), 0.001, 3600,
       "longest retry delay (default: 10)" },
+    { "event-retry-seconds", F_NUM, FOFF(event_retry), 0.001, 3600,
+      "wait before posting again an Event the API server did not answer "
+      "(12 tries, as client-go; a refused one is not retried) (default: "
+      "10)" },
     { "leader-elect", F_BOOL, FOFF(leader_elect), 0, 0,
       "elect a leader on a Lease before scheduling; --leader-elect=false "
       "to run alone (default: true)" },
@@ -417,6 +422,7 @@ static int setup(struct sched_ctx *c, struct err *e)
     so.bind_workers = (int)c->f.bind_workers;
     so.initial_backoff = c->f.initial_backoff;
     so.max_backoff = c->f.max_backoff;
+    so.event_retry = c->f.event_retry;
     so.percentage_of_nodes_to_score = (int)c->f.percentage_to_score;
     if (sched_init(&c->sched, &so, &c->app, c->cache, c->client, c->eclient,
                    c->srv->metrics, e) < 0)

@@ -491,8 +491,53 @@ static void event_post(struct scheduler *s, const struct kube_pod *pod,
         p += strlen(parts[i]) + 1;
     }
     s->ev_n++;
-    pthread_cond_signal(&s->ev_cond);
+    /* broadcast: a thread waiting to retry must not take the wakeup */
+    pthread_cond_broadcast(&s->ev_cond);
     pthread_mutex_unlock(&s->ev_lock);
+}
+
+/*
+ * Post one Event, trying again while the API server gives no answer (an
+ * apiserver restart), as client-go's recordToSink does. Sleeps on ev_cond
+ * with ev_lock released, so a stop ends the wait. 0, or -1 with e set.
+ */
+static int post_event(struct scheduler *s, const struct kube_event_ref *ref,
+                      const struct sched_event *ev, struct err *e)
+{
+    double wait = s->opts.event_retry > 0 ? s->opts.event_retry
+                                          : SCHED_EVENT_RETRY_SECONDS;
+    int try, rc = -1;
+
+    for (try = 1; try <= SCHED_EVENT_TRIES; try++) {
+        struct timespec until;
+        bool stopping;
+
+        rc = kube_client_create_event(s->eclient, ref, ev->type, ev->reason,
+                                      ev->message, s->opts.scheduler_name, e);
+        if (rc != KUBE_CLIENT_UNREACHABLE || try == SCHED_EVENT_TRIES)
+            break;
+        LOG_V(1,
+              "event %s for pod %s/%s: no answer (%s); trying again in "
+              "%.1f s (%d of %d)",
+              ev->reason, ev->ns, ev->name, e->msg, wait, try,
+              SCHED_EVENT_TRIES);
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += (time_t)wait;
+        until.tv_nsec += (long)((wait - (double)(time_t)wait) * 1e9);
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_mutex_lock(&s->ev_lock);
+        while (!s->ev_stopping &&
+               pthread_cond_timedwait(&s->ev_cond, &s->ev_lock, &until) == 0)
+            ;
+        stopping = s->ev_stopping;
+        pthread_mutex_unlock(&s->ev_lock);
+        if (stopping)
+            break;
+    }
+    return rc < 0 ? -1 : 0;
 }
 
 static void *event_main(void *arg)
@@ -516,9 +561,7 @@ static void *event_main(void *arg)
         ref.namespace = ev.ns;
         ref.name = ev.name;
         ref.uid = *ev.uid ? ev.uid : NULL;
-        if (kube_client_create_event(s->eclient, &ref, ev.type, ev.reason,
-                                     ev.message, s->opts.scheduler_name,
-                                     &e) < 0) {
+        if (post_event(s, &ref, &ev, &e) < 0) {
             metrics_counter_add(s->events_posted[1], 1);
             LOG_V(1, "event %s for pod %s/%s not recorded: %s", ev.reason,
                   ev.ns, ev.name, e.msg);

@@ -47,7 +47,14 @@ struct sched_options {
     double initial_backoff;     /* 0: 1 s */
     double max_backoff;         /* 0: 10 s */
     int percentage_of_nodes_to_score; /* 0: adaptive; >= 100: every node */
+    double event_retry; /* seconds between tries of an unanswered Event;
+                           0: SCHED_EVENT_RETRY_SECONDS */
 };
+
+/* client-go's event sink: an Event the API server did not answer is tried
+ * again, up to 12 times, 10 s apart (one the server refused is not). */
+#define SCHED_EVENT_TRIES         12
+#define SCHED_EVENT_RETRY_SECONDS 10.0
 
 struct sched_bind_job;
 struct sched_event;

@@ -339,6 +339,15 @@ class Handler(BaseHTTPRequestHandler):
             if delay:
                 time.sleep(delay)
             rule = srv.faults.take_error(path, verb.split(" ")[0])
+            if rule and rule["code"] == 0:
+                # An unreachable server: the connection ends, no answer.
+                self.drain()
+                self.close_connection = True
+                try:
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                return
             if rule:
                 raise self.injected(rule)
             self.authenticate()

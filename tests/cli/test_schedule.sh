@@ -247,6 +247,33 @@ run "kubectl get the released lease" 0 $K get lease -n kube-system my-scheduler 
     -o jsonpath='holder=[{.spec.holderIdentity}]'
 contains "SIGTERM releases the lease" out "holder=[]"
 
+# ---- Events the API server does not answer are tried again ----
+# (client-go's sink: 12 tries; a refused Event is not retried.)
+start_sched "$T_TMP/ev.log" --leader-elect=false --event-retry-seconds 0.3
+curl -sf -X POST "$api_url/_fault" -d '{"action":"error","code":0,"count":2,"verb":"create",
+  "path":"/api/v1/namespaces/default/events"}' >/dev/null
+pod ev-1 my-scheduler '"app":"ev"' 100m >"$T_TMP/ev1.json"
+run "kubectl create a pod whose event is dropped twice" 0 $K create -f "$T_TMP/ev1.json"
+scheduled_event() {
+    $K get events --field-selector involvedObject.name="$1" -o \
+        jsonpath='{range .items[*]}{.reason}{"\n"}{end}' | grep -qx Scheduled
+}
+if wait_for 10 scheduled_event ev-1; then
+    ok "the Scheduled event arrives after two connections dropped"; else
+    not_ok "the Scheduled event arrives after two connections dropped" "$(tail -3 "$T_TMP/ev.log")"; fi
+[ "$(grep -c "event Scheduled for pod default/ev-1: no answer" "$T_TMP/ev.log")" = 2 ] &&
+    ok "two retries logged" || not_ok "two retries logged" "$(grep ev-1 "$T_TMP/ev.log")"
+curl -sf -X POST "$api_url/_fault" -d '{"action":"error","code":422,"count":1,"verb":"create",
+  "path":"/api/v1/namespaces/default/events","message":"refused"}' >/dev/null
+pod ev-2 my-scheduler '"app":"ev"' 100m >"$T_TMP/ev2.json"
+run "kubectl create a pod whose event is refused" 0 $K create -f "$T_TMP/ev2.json"
+if wait_for 5 grep -q "event Scheduled for pod default/ev-2 not recorded" "$T_TMP/ev.log" &&
+    ! grep -q "ev-2: no answer" "$T_TMP/ev.log"; then
+    ok "a refused event is not retried"; else
+    not_ok "a refused event is not retried" "$(grep ev-2 "$T_TMP/ev.log")"; fi
+kill "$sp"
+wait "$sp"
+
 kill "$api"
 wait "$api" 2>/dev/null
 

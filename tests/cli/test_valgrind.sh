@@ -157,7 +157,7 @@ drive() {
     expect "$1: filter answers the high-comm pod" 200 "$(post filter names-high-comm)" \
         '"NodeNames":["rdma-1","rdma-2"]'
     expect "$1: bad JSON is an Error" 200 "$(post filter bad-json)" '"Error":"request body'
-    expect "$1: wrong types are a 400 for prioritize" 400 "$(post prioritize bad-types)" "NodeNames"
+    expect "$1: wrong types are an empty list for prioritize" 200 "$(post prioritize bad-types)" "[]"
     expect "$1: bad victims are a 400 for preempt" 400 "$(post preempt bad-victims)" "expected an object"
     expect "$1: a body over --max-body-bytes is a 413" 413 "$(post filter big-body)"
     for r in metrics policy debug/cache; do

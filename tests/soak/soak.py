@@ -270,7 +270,13 @@ class Soak:
                 "--max-body-bytes", str(a.max_body),
                 "--max-header-bytes", "16Ki",
                 "--read-timeout", str(a.read_timeout),
-                "--policy-watch-interval", "200"]
+                "--policy-watch-interval", "200",
+                # The soak's pods are never bound: holds (the extender
+                # deciding alone with this full Policy) would keep them in
+                # the cache it compares with the API server until they
+                # expire. Holds are proven with the real kube-scheduler in
+                # make e2e (suite_extender: burst_sole_shape*).
+                "--hold-timeout", "0"]
         self.srv = Proc(args, self.serve_log)
 
         def port():
@@ -501,9 +507,12 @@ class Soak:
             return st == 404, "HTTP %d, want 404" % st, True
         st, out, _ = self.post(conn, "/" + verb, body)
         # filter and bind report problems in Error with 200 (kube-scheduler
-        # drops other statuses' bodies); prioritize and preempt with 400.
+        # drops other statuses' bodies); prioritize with an empty list and
+        # 200 (what every kube-scheduler decodes); preempt with 400.
         if verb in ("filter", "bind"):
             ok = st == 200 and bool(json.loads(out).get("Error"))
+        elif verb == "prioritize":
+            ok = st == 200 and json.loads(out) == []
         else:
             ok = st == 400
         return ok, "%s: HTTP %d %s" % (verb, st, out[:120]), True

@@ -26,6 +26,34 @@ static bool prio_in_tree(const struct prio_def *d)
     return d && d->plugins[0].name;
 }
 
+/* The key a predicate entry resolved to: custom names (an argument's
+ * labelsPresence, serviceAffinity) through the resolved policy. */
+static const struct pred_def *entry_pred(const struct policy *p,
+                                         const char *name)
+{
+    size_t i, k;
+
+    for (i = 0; i < p->n_preds; i++) {
+        for (k = 0; k < p->preds[i].n_names; k++) {
+            if (!strcmp(p->preds[i].names[k], name))
+                return p->preds[i].def;
+        }
+    }
+    return pred_lookup(name);
+}
+
+static const struct prio_def *entry_prio(const struct policy *p,
+                                         const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < p->n_entries; i++) {
+        if (!strcmp(p->entries[i].name, name))
+            return p->entries[i].def;
+    }
+    return prio_lookup(name);
+}
+
 int policy_split(const struct policy *p, struct arena *a,
                  const struct policy_split_opts *o, struct policy_doc *sched,
                  struct policy_doc *ext, int64_t *ext_weight, struct err *e)
@@ -47,7 +75,7 @@ int policy_split(const struct policy *p, struct arena *a,
     sched->n_preds = ext->n_preds = 0;
     sched->n_prios = ext->n_prios = 0;
     for (i = 0; i < d->n_preds; i++) {
-        const struct pred_def *def = pred_lookup(d->preds[i].name);
+        const struct pred_def *def = entry_pred(p, d->preds[i].name);
 
         if (pred_in_tree(def))
             sched->preds[sched->n_preds++] = d->preds[i];
@@ -58,13 +86,12 @@ int policy_split(const struct policy *p, struct arena *a,
     /* Defaults (absent): kube-scheduler applies its own; none delegated. */
     ext->predicates_mode = POLICY_LIST_LISTED;
     for (i = 0; i < d->n_prios; i++) {
-        const struct prio_def *def = prio_lookup(d->prios[i].name);
+        const struct prio_def *def = entry_prio(p, d->prios[i].name);
 
-        if (prio_in_tree(def)) {
+        if (prio_in_tree(def))
             sched->prios[sched->n_prios++] = d->prios[i];
-        } else {
+        else
             ext->prios[ext->n_prios++] = d->prios[i];
-        }
     }
     /* The resolved weights (of duplicates, the last entry wins). */
     for (i = 0; i < p->n_prios; i++) {

@@ -376,6 +376,32 @@ static void split_should_leave_defaults_to_kube_scheduler(void **state)
     policy_free(p);
 }
 
+/* Custom names that resolve through an argument (labelsPresence,
+ * serviceAffinity, labelPreference, RequestedToCapacityRatio) are
+ * kube-scheduler's own: nothing of this Policy goes to the extender. */
+static void split_should_keep_argument_names_in_kube_scheduler(void **state)
+{
+    struct policy_load_opts o = { 0 };
+    struct policy_split_opts so = { "http://x:8888", 1, true };
+    struct policy *p = NULL;
+    struct policy_doc sd, xd;
+    struct err e = { "" };
+    int64_t w = -1;
+
+    (void)state;
+    if (policy_load_file("tests/policies/reference-10.2-custom.json", &o, &p,
+                         &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(policy_split(p, &p->arena, &so, &sd, &xd, &w, &e), 0);
+    assert_int_equal(sd.n_preds, p->doc.n_preds);
+    assert_int_equal(sd.n_prios, p->doc.n_prios);
+    assert_int_equal(xd.n_preds, 0);
+    assert_int_equal(xd.n_prios, 0);
+    assert_int_equal(sd.n_extenders, p->doc.n_extenders);
+    assert_int_equal(w, 0);
+    policy_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -386,6 +412,7 @@ int main(void)
         cmocka_unit_test(filter_should_decide_only_a_single_node),
         cmocka_unit_test(split_should_send_each_name_to_one_side),
         cmocka_unit_test(split_should_leave_defaults_to_kube_scheduler),
+        cmocka_unit_test(split_should_keep_argument_names_in_kube_scheduler),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

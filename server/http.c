@@ -43,6 +43,15 @@
      EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS | EVHTTP_REQ_TRACE |               \
      EVHTTP_REQ_CONNECT | EVHTTP_REQ_PATCH)
 
+/*
+ * While a reply is being written, evhttp does not parse the connection's
+ * input but the bufferevent keeps reading it: a client that never reads
+ * its answers and keeps pipelining would grow that buffer without bound.
+ * Reading stops once this much is buffered and resumes when the reply has
+ * been written (send_response / on_complete).
+ */
+#define PIPELINE_READ_LIMIT (64 << 10)
+
 /* Prometheus buckets for request latency, in seconds. */
 static const double latency_bounds[] = { 0.0005, 0.001, 0.0025, 0.005, 0.01,
                                          0.025,  0.05,  0.1,    0.25,  0.5,
@@ -278,6 +287,10 @@ static size_t send_response(struct srv_worker *w, struct evhttp_request *req,
     if (evcon)
         evhttp_connection_set_closecb(evcon, on_abandoned, w);
     evhttp_send_reply(req, r->status, NULL, b);
+    /* After evhttp_send_reply, which re-enables reading to see a close. */
+    if (evcon)
+        bufferevent_setwatermark(evhttp_connection_get_bufferevent(evcon),
+                                 EV_READ, 0, PIPELINE_READ_LIMIT);
     if (b)
         evbuffer_free(b);
     return len;
@@ -443,6 +456,8 @@ static void on_complete(struct evhttp_request *req, void *arg)
     evhttp_connection_set_closecb(evcon, NULL, NULL);
     bev = evhttp_connection_get_bufferevent(evcon);
     evhttp_connection_set_timeout_tv(evcon, &w->idle_tv);
+    /* The reply is out: read the next request (see PIPELINE_READ_LIMIT). */
+    bufferevent_setwatermark(bev, EV_READ, 0, 0);
     in = bufferevent_get_input(bev);
     evbuffer_remove_cb(in, on_input, bev);
     evbuffer_add_cb(in, on_input, bev);

@@ -260,6 +260,7 @@ static size_t send_response(struct srv_worker *w, struct evhttp_request *req,
     struct evkeyvalq *h = evhttp_request_get_output_headers(req);
     struct evbuffer *b = evbuffer_new();
     struct evhttp_connection *evcon;
+    enum evhttp_cmd_type cmd;
     size_t len = r->len;
 
     if (r->content_type)
@@ -277,6 +278,19 @@ static size_t send_response(struct srv_worker *w, struct evhttp_request *req,
         evhttp_clear_headers(h);
         r->status = 500;
         len = 0;
+    }
+    cmd = evhttp_request_get_command(req);
+    if (cmd == EVHTTP_REQ_HEAD || cmd == EVHTTP_REQ_CONNECT) {
+        /* evhttp writes no Content-Length for these but would write the
+         * body: HEAD gets the GET answer's length and no body (RFC 9110
+         * section 9.3.2); CONNECT, which we never tunnel, gets its short
+         * answer framed, then the connection is closed (on_complete). */
+        char n[24];
+
+        snprintf(n, sizeof(n), "%zu", len);
+        evhttp_add_header(h, "Content-Length", n);
+        if (cmd == EVHTTP_REQ_HEAD && b)
+            evbuffer_drain(b, evbuffer_get_length(b));
     }
     w->busy++;
     evhttp_request_set_on_complete_cb(req, on_complete, w);
@@ -333,6 +347,38 @@ static void log_request(const struct srv_request *q, int status, size_t bytes,
            LOG_F("duration_ms", secs * 1000.0));
 }
 
+/*
+ * RFC 9112 section 6.3: a request whose length is ambiguous (more than one
+ * Content-Length, a value that is not plain digits such as "+10", or
+ * Content-Length beside Transfer-Encoding) is refused with 400 and the
+ * connection is closed, since a proxy in front of us may have framed it
+ * differently. evhttp has already read a body by the first value; nothing
+ * after it on this connection is trusted. Returns the message, or NULL.
+ */
+static const char *framing_error(struct evhttp_request *req)
+{
+    const struct evkeyvalq *h = evhttp_request_get_input_headers(req);
+    const struct evkeyval *kv;
+    int n_len = 0, n_te = 0;
+
+    for (kv = h->tqh_first; kv; kv = kv->next.tqe_next) {
+        if (!evutil_ascii_strcasecmp(kv->key, "Transfer-Encoding")) {
+            n_te++;
+            continue;
+        }
+        if (evutil_ascii_strcasecmp(kv->key, "Content-Length"))
+            continue;
+        if (++n_len > 1)
+            return "400 bad request: more than one Content-Length header\n";
+        if (!*kv->value || strspn(kv->value, "0123456789") != strlen(kv->value))
+            return "400 bad request: Content-Length is not a decimal number "
+                   "of bytes\n";
+    }
+    if (n_len && n_te)
+        return "400 bad request: both Content-Length and Transfer-Encoding\n";
+    return NULL;
+}
+
 /* The evhttp generic callback: every request of a worker comes here. */
 static void route_request(struct evhttp_request *req, void *arg)
 {
@@ -344,6 +390,7 @@ static void route_request(struct evhttp_request *req, void *arg)
     struct srv_request q = { 0 };
     struct srv_route *rt;
     struct arena a;
+    const char *framing;
     double t0 = now_mono(), dt;
     size_t sent;
     int oc;
@@ -354,7 +401,11 @@ static void route_request(struct evhttp_request *req, void *arg)
     q.arena = &a;
     q.ev = req;
     rt = find_route(s, q.path);
-    if (!rt) {
+    if ((framing = framing_error(req))) {
+        rt = &s->unmatched;
+        srv_response_header(&r, "Connection", "close");
+        srv_reply_text(&r, 400, framing);
+    } else if (!rt) {
         rt = &s->unmatched;
         srv_reply_text(&r, 404, "404 page not found\n");
     } else if (!method_allowed(rt->methods, evhttp_request_get_command(req))) {
@@ -458,6 +509,11 @@ static void on_complete(struct evhttp_request *req, void *arg)
     evhttp_connection_set_timeout_tv(evcon, &w->idle_tv);
     /* The reply is out: read the next request (see PIPELINE_READ_LIMIT). */
     bufferevent_setwatermark(bev, EV_READ, 0, 0);
+    /* evhttp keeps a CONNECT's connection open whatever its headers say;
+     * a CONNECT is never tunnelled here, so end it: the next read sees
+     * the end of the stream and evhttp frees the connection. */
+    if (evhttp_request_get_command(req) == EVHTTP_REQ_CONNECT)
+        shutdown(bufferevent_getfd(bev), SHUT_RDWR);
     in = bufferevent_get_input(bev);
     evbuffer_remove_cb(in, on_input, bev);
     evbuffer_add_cb(in, on_input, bev);
@@ -669,7 +725,6 @@ static int worker_init(struct server *s, struct srv_worker *w, struct err *e)
     evhttp_set_max_body_size(w->http, o->max_body_bytes);
     evhttp_set_max_headers_size(w->http, o->max_header_bytes);
     evhttp_set_allowed_methods(w->http, ALL_METHODS);
-    evhttp_set_flags(w->http, EVHTTP_SERVER_LINGERING_CLOSE);
     evhttp_set_bevcb(w->http, make_bev, w);
     evhttp_set_gencb(w->http, route_request, w);
     /* Shared fd: this listener must not close it (no CLOSE_ON_FREE). */

@@ -110,7 +110,7 @@ static char *read_for(int fd, int timeout_ms, size_t *len, int *closed)
 }
 
 /* Send raw bytes on a fresh connection and return what came back. */
-__attribute__((unused)) static char *exchange(const struct harness *h, const char *raw, int wait_ms,
+static char *exchange(const struct harness *h, const char *raw, int wait_ms,
                       int *closed)
 {
     size_t len;
@@ -170,8 +170,7 @@ static void pipelining_without_reading_should_stop_the_reads(void **state)
     }
     /* Kernel buffers on loopback hold a few MB; unbounded reading took
      * hundreds of MB in this time. */
-    print_message("pipelined %zu bytes behind an unread 8 MiB answer\n",
-                  sent);
+    print_message("pipelined %zu bytes behind an unread 8 MiB answer\n", sent);
     assert_true(sent < (16u << 20));
     close(fd);
     free(many);
@@ -179,10 +178,136 @@ static void pipelining_without_reading_should_stop_the_reads(void **state)
     harness_free(&h);
 }
 
+/* The status code of the first response in raw, or -1. */
+static int status_of(const char *raw)
+{
+    int code = -1;
+
+    if (sscanf(raw, "HTTP/1.%*d %d", &code) != 1)
+        return -1;
+    return code;
+}
+
+/* HEAD: the GET answer's headers with its Content-Length, and no body;
+ * a request pipelined behind it gets its own, intact answer. */
+static void head_should_send_headers_without_a_body(void **state)
+{
+    struct harness h;
+    char *out, *second;
+    int closed;
+
+    (void)state;
+    start(&h, NULL);
+    out = exchange(&h,
+                   "HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+                   "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+                   300, &closed);
+    assert_int_equal(status_of(out), 200);
+    assert_non_null(strstr(out, "Content-Length: 3\r\n"));
+    second = strstr(out, "\r\n\r\n");
+    assert_non_null(second);
+    second += 4;
+    /* Nothing between the HEAD's headers and the next status line. */
+    assert_int_equal(strncmp(second, "HTTP/1.1 200", 12), 0);
+    assert_non_null(strstr(second, "\r\n\r\nok\n"));
+    assert_false(closed);
+    free(out);
+    harness_free(&h);
+}
+
+/* CONNECT: a framed answer, then the connection is closed. */
+static void connect_should_be_answered_and_closed(void **state)
+{
+    struct harness h;
+    double t0;
+    char *out;
+    int closed;
+
+    (void)state;
+    start(&h, NULL);
+    t0 = now_ms();
+    out = exchange(&h,
+                   "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n"
+                   "Connection: close\r\n\r\n",
+                   3000, &closed);
+    assert_true(status_of(out) >= 400);
+    assert_non_null(strstr(out, "Content-Length: "));
+    assert_true(closed);
+    assert_true(now_ms() - t0 < 2000);
+    free(out);
+    harness_free(&h);
+}
+
+/* Ambiguous lengths (RFC 9112 section 6.3): 400 and the connection is
+ * closed, so nothing smuggled behind the body is answered. */
+static void ambiguous_content_length_should_get_400_and_close(void **state)
+{
+    static const struct {
+        const char *name, *raw, *want;
+    } cases[] = {
+        { "duplicate",
+          "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
+          "Content-Length: 40\r\n\r\n{}"
+          "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+          "more than one Content-Length" },
+        { "plus sign",
+          "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: +2\r\n\r\n{}"
+          "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+          "not a decimal number" },
+        { "with chunked",
+          "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: 7\r\n"
+          "Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+          /* evhttp itself refuses this one, with its own page */
+          "400 Bad Request" },
+    };
+    struct harness h;
+    size_t i;
+
+    (void)state;
+    start(&h, NULL);
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int closed;
+        char *out = exchange(&h, cases[i].raw, 2000, &closed);
+
+        if (status_of(out) != 400 || !strstr(out, cases[i].want) || !closed ||
+            strstr(out + 12, "HTTP/1.1"))
+            fail_msg("%s: want one 400 naming \"%s\" and a close, got "
+                     "(closed %d):\n%s",
+                     cases[i].name, cases[i].want, closed, out);
+        free(out);
+    }
+    harness_free(&h);
+}
+
+/* A declared length above --max-body-bytes is refused from the headers,
+ * before any of the body is sent. */
+static void declared_length_above_the_cap_should_get_413_at_once(void **state)
+{
+    static const char *const args[] = { "--max-body-bytes", "1Mi", NULL };
+    struct harness h;
+    char *out;
+    int closed;
+
+    (void)state;
+    start(&h, args);
+    out = exchange(&h,
+                   "POST /filter HTTP/1.1\r\nHost: x\r\n"
+                   "Content-Length: 1073741824\r\n\r\n",
+                   3000, &closed);
+    assert_int_equal(status_of(out), 413);
+    assert_true(closed);
+    free(out);
+    harness_free(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pipelining_without_reading_should_stop_the_reads),
+        cmocka_unit_test(head_should_send_headers_without_a_body),
+        cmocka_unit_test(connect_should_be_answered_and_closed),
+        cmocka_unit_test(ambiguous_content_length_should_get_400_and_close),
+        cmocka_unit_test(declared_length_above_the_cap_should_get_413_at_once),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

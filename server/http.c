@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "server/http_conns.h"
 #include "server/log.h"
 #include "server/version.h"
 
@@ -75,6 +76,7 @@ struct srv_worker {
     struct timeval read_tv, idle_tv;
     struct timespec drain_deadline;
     int busy; /* requests dispatched and not yet fully written */
+    struct srv_conns conns;
 };
 
 /* The worker running on this thread (its input callbacks need it). */
@@ -251,7 +253,6 @@ static struct srv_route *find_route(struct server *s, const char *path)
 }
 
 static void on_complete(struct evhttp_request *req, void *arg);
-static void on_abandoned(struct evhttp_connection *evcon, void *arg);
 
 /* Send r on req once; returns the body length sent. */
 static size_t send_response(struct srv_worker *w, struct evhttp_request *req,
@@ -296,10 +297,9 @@ static size_t send_response(struct srv_worker *w, struct evhttp_request *req,
     evhttp_request_set_on_complete_cb(req, on_complete, w);
     /* A reply that is never completely written (the client reset the
      * connection, or stopped reading until the timeout) gets no
-     * on_complete; the connection's close callback settles it instead. */
+     * on_complete; the connection's close callback (http_conns.c)
+     * settles it instead. */
     evcon = evhttp_request_get_connection(req);
-    if (evcon)
-        evhttp_connection_set_closecb(evcon, on_abandoned, w);
     evhttp_send_reply(req, r->status, NULL, b);
     /* After evhttp_send_reply, which re-enables reading to see a close. */
     if (evcon)
@@ -504,7 +504,6 @@ static void on_complete(struct evhttp_request *req, void *arg)
     w->busy--;
     if (!evcon)
         return;
-    evhttp_connection_set_closecb(evcon, NULL, NULL);
     bev = evhttp_connection_get_bufferevent(evcon);
     evhttp_connection_set_timeout_tv(evcon, &w->idle_tv);
     /* The reply is out: read the next request (see PIPELINE_READ_LIMIT). */
@@ -519,16 +518,6 @@ static void on_complete(struct evhttp_request *req, void *arg)
     evbuffer_add_cb(in, on_input, bev);
 }
 
-/* The connection closed with a reply still unwritten (see send_response):
- * the request is no longer in flight. */
-static void on_abandoned(struct evhttp_connection *evcon, void *arg)
-{
-    struct srv_worker *w = arg;
-
-    (void)evcon;
-    w->busy--;
-}
-
 /* evhttp's bufferevent factory: one per accepted connection. */
 static struct bufferevent *make_bev(struct event_base *base, void *arg)
 {
@@ -536,20 +525,34 @@ static struct bufferevent *make_bev(struct event_base *base, void *arg)
     struct bufferevent *bev;
     SSL *ssl;
 
-    if (!w->srv->ssl_ctx)
-        return bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
-    ssl = SSL_new(w->srv->ssl_ctx);
-    if (!ssl)
-        return NULL;
-    bev = bufferevent_openssl_socket_new(
-        base, -1, ssl, BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE);
-    if (!bev) {
-        SSL_free(ssl);
-        return NULL;
+    if (!w->srv->ssl_ctx) {
+        bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+    } else {
+        ssl = SSL_new(w->srv->ssl_ctx);
+        if (!ssl)
+            return NULL;
+        bev = bufferevent_openssl_socket_new(
+            base, -1, ssl, BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE);
+        if (!bev) {
+            SSL_free(ssl);
+            return NULL;
+        }
+        /* Clients that close without close_notify are not an error. */
+        bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
     }
-    /* Clients that close without close_notify are not an error. */
-    bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
+    if (bev)
+        srv_conns_accepted(&w->conns, bev);
     return bev;
+}
+
+/* accept() failed with something other than EAGAIN or EINTR: instead of
+ * libevent's warning on every retry (a busy loop on EMFILE), pause. */
+static void on_accept_error(struct evconnlistener *l, void *arg)
+{
+    (void)l;
+    (void)arg;
+    if (this_worker)
+        srv_conns_accept_failed(&this_worker->conns, EVUTIL_SOCKET_ERROR());
 }
 
 static int ssl_error(struct err *e, const char *what, const char *path)
@@ -683,6 +686,7 @@ static void on_drain(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     if (w->bound) {
+        srv_conns_forget_listener(&w->conns);
         evhttp_del_accept_socket(w->http, w->bound);
         w->bound = NULL;
     }
@@ -737,6 +741,9 @@ static int worker_init(struct server *s, struct srv_worker *w, struct err *e)
         evconnlistener_free(l);
         return err_set(e, "worker %d: cannot listen", w->index);
     }
+    evconnlistener_set_error_cb(l, on_accept_error);
+    if (srv_conns_init(&w->conns, s, w->base, l, &w->busy) != 0)
+        return err_set(e, "worker %d: out of memory", w->index);
     return 0;
 }
 
@@ -744,6 +751,7 @@ static void worker_free(struct srv_worker *w)
 {
     if (w->http)
         evhttp_free(w->http);
+    srv_conns_free(&w->conns);
     if (w->drain_ev)
         event_free(w->drain_ev);
     if (w->check_ev)
@@ -787,6 +795,7 @@ static int start_threads(struct server *s, struct err *e)
 int srv_start(struct server *s, struct err *e)
 {
     int i, n = s->opts.workers;
+    long nofile;
 
     if (s->started)
         return err_set(e, "server already started");
@@ -796,6 +805,10 @@ int srv_start(struct server *s, struct err *e)
 
         n = cpus > 0 ? (int)cpus : 1;
     }
+    nofile = srv_raise_nofile();
+    s->max_conns = s->opts.max_connections > 0
+                       ? s->opts.max_connections
+                       : srv_default_max_connections(nofile);
     if (tls_setup(s, e) != 0 || listen_socket(s, e) != 0)
         return -1;
     s->workers = calloc((size_t)n, sizeof(*s->workers));
@@ -810,8 +823,10 @@ int srv_start(struct server *s, struct err *e)
     }
     if (start_threads(s, e) != 0)
         return -1;
-    LOG_INFO("serving on %s://%s (port %d) with %d workers",
-             s->ssl_ctx ? "https" : "http", s->opts.listen, s->port, n);
+    LOG_INFO("serving on %s://%s (port %d) with %d workers, at most %d "
+             "connections",
+             s->ssl_ctx ? "https" : "http", s->opts.listen, s->port, n,
+             s->max_conns);
     return 0;
 }
 
@@ -1013,6 +1028,43 @@ static double gauge_ready(void *arg)
     return atomic_load(&((struct server *)arg)->ready) ? 1 : 0;
 }
 
+static double gauge_conns(void *arg)
+{
+    return atomic_load(&((struct server *)arg)->conns_open);
+}
+
+static double gauge_max_conns(void *arg)
+{
+    return ((struct server *)arg)->max_conns;
+}
+
+/* Connections: open, the cap, pauses of accept() and idle ones closed. */
+static int conn_metrics(struct server *s)
+{
+    static const char paused[] = "kpe_http_accept_paused_total";
+    static const char paused_help[] =
+        "Times accepting connections paused for 100 ms, by reason: the "
+        "connection cap, or accept() failing (EMFILE...).";
+
+    s->accept_paused_cap =
+        metrics_counter(s->metrics, paused, paused_help, "reason=\"cap\"");
+    s->accept_paused_error =
+        metrics_counter(s->metrics, paused, paused_help, "reason=\"error\"");
+    s->conns_shed = metrics_counter(
+        s->metrics, "kpe_http_connections_shed_total",
+        "Connections silent for 250 ms or more closed to make room at the cap.",
+        "");
+    if (!s->accept_paused_cap || !s->accept_paused_error || !s->conns_shed ||
+        !metrics_gauge_fn(s->metrics, "kpe_http_connections",
+                          "Open client connections.", "", gauge_conns, s) ||
+        !metrics_gauge_fn(s->metrics, "kpe_http_max_connections",
+                          "The cap on open client connections "
+                          "(--max-connections).",
+                          "", gauge_max_conns, s))
+        return -1;
+    return 0;
+}
+
 static int builtin_metrics(struct server *s)
 {
     char labels[256], v[64], g[64];
@@ -1031,7 +1083,8 @@ static int builtin_metrics(struct server *s)
                           "in seconds.",
                           "", gauge_start_time, s) ||
         !metrics_gauge_fn(s->metrics, "kpe_ready",
-                          "1 when /readyz answers 200.", "", gauge_ready, s))
+                          "1 when /readyz answers 200.", "", gauge_ready, s) ||
+        conn_metrics(s) != 0)
         return -1;
     return 0;
 }

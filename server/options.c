@@ -86,6 +86,10 @@ static const struct opt_def opt_table[] = {
     { "max-header-bytes", NULL, OT_BYTES, OFF(max_header_bytes), 1024,
       (1ll << 24), NULL, "BYTES", "largest request line plus headers",
       "64Ki" },
+    { "max-connections", NULL, OT_INT, OFF(max_connections), 1, 1000000,
+      NULL, "N", "open connections at most; at the cap the connection "
+      "silent for longest (250 ms or more) is closed, or accepting pauses for "
+      "100 ms", "the open-file limit (raised to the hard limit) minus 64" },
     { "read-timeout", NULL, OT_INT, OFF(read_timeout), 1, 86400, NULL,
       "SECONDS", "drop a connection that sends or accepts nothing for this "
       "long while a request is read or its answer written", "30" },

@@ -44,10 +44,11 @@ struct srv_options {
     const char *tls_client_ca_file;
     long long max_body_bytes;
     long long max_header_bytes;
-    int read_timeout;   /* seconds */
-    int idle_timeout;   /* seconds */
-    int shutdown_grace; /* seconds */
-    int log_format;     /* enum opts_log_format */
+    int max_connections; /* 0: derived from the open-file limit */
+    int read_timeout;    /* seconds */
+    int idle_timeout;    /* seconds */
+    int shutdown_grace;  /* seconds */
+    int log_format;      /* enum opts_log_format */
     int verbosity;
     int score_scale;           /* enum opts_score_scale */
     const char *feature_gates; /* --feature-gates as given, or NULL */

@@ -76,6 +76,14 @@ struct server {
     int started;
     atomic_int stopping;
     double start_time; /* Unix seconds */
+    /* Connections (server/http_conns.c). */
+    atomic_int conns_open;
+    int max_conns; /* --max-connections, or derived at srv_start() */
+    atomic_llong pause_logged;    /* ms of the last "not accepting" line */
+    atomic_llong pauses_unlogged; /* pauses since that line */
+    struct metrics_counter *accept_paused_cap;
+    struct metrics_counter *accept_paused_error;
+    struct metrics_counter *conns_shed;
 };
 
 #endif

@@ -300,6 +300,66 @@ static void declared_length_above_the_cap_should_get_413_at_once(void **state)
     harness_free(&h);
 }
 
+/* The value of a metric line "name{labels} value" in /metrics, or -1. */
+static double metric(const struct harness *h, const char *series)
+{
+    struct http_result r;
+    char url[256];
+    char line[160];
+    const char *p;
+    double v = -1;
+
+    snprintf(url, sizeof(url), "%s/metrics", h->url);
+    snprintf(line, sizeof(line), "\n%s ", series);
+    if (http_once("GET", url, NULL, 0, &r) == CURLE_OK &&
+        (p = strstr(r.body, line)) != NULL)
+        sscanf(p + strlen(line), "%lf", &v);
+    http_result_free(&r);
+    return v;
+}
+
+/*
+ * Idle connections up to and past --max-connections: accepting pauses
+ * instead of spinning, the ones silent for longest are closed to make
+ * room, and a valid request queued behind them is still answered within
+ * a few seconds.
+ */
+static void idle_connections_should_not_lock_out_valid_requests(void **state)
+{
+    static const char *const args[] = { "--max-connections", "20", NULL };
+    enum { N_IDLE = 60 };
+    struct harness h;
+    struct http_result r;
+    int fds[N_IDLE], i;
+    double t0;
+    char url[256];
+
+    (void)state;
+    start(&h, args);
+    for (i = 0; i < N_IDLE; i++) {
+        fds[i] = dial(&h); /* beyond the cap they wait in the backlog */
+        if (i == 20)
+            usleep(400 * 1000); /* the first 20 are now idle */
+    }
+    snprintf(url, sizeof(url), "%s/healthz", h.url);
+    t0 = now_ms();
+    assert_int_equal(http_once("GET", url, NULL, 0, &r), CURLE_OK);
+    assert_int_equal(r.status, 200);
+    http_result_free(&r);
+    print_message("valid request answered after %.0f ms with %d idle "
+                  "connections\n",
+                  now_ms() - t0, N_IDLE);
+    assert_true(now_ms() - t0 < 5000);
+    assert_true(metric(&h, "kpe_http_max_connections") == 20);
+    assert_true(metric(&h, "kpe_http_connections_shed_total") >= 1);
+    assert_true(metric(&h, "kpe_http_accept_paused_total{reason=\"cap\"}") >=
+                1);
+    assert_true(metric(&h, "kpe_http_connections") <= 20 + 2);
+    for (i = 0; i < N_IDLE; i++)
+        close(fds[i]);
+    harness_free(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -308,6 +368,7 @@ int main(void)
         cmocka_unit_test(connect_should_be_answered_and_closed),
         cmocka_unit_test(ambiguous_content_length_should_get_400_and_close),
         cmocka_unit_test(declared_length_above_the_cap_should_get_413_at_once),
+        cmocka_unit_test(idle_connections_should_not_lock_out_valid_requests),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

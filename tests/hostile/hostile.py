@@ -1,0 +1,342 @@
+#!/usr/bin/env python3
+"""hostile.py: `serve` against hostile clients (issue 19), on 127.0.0.1 only.
+
+Each attack starts its own server (demo policy and cluster), runs for a
+bounded time with a bounded number of connections, stops by itself and
+prints its figures; the run ends with cmocka-style summary lines that
+tests/run.sh counts. `--quick` runs the cheap attacks with small sizes (it
+is part of `make test` through tests/cli/test_hostile.sh); without it,
+`make hostile` runs them all at full size.
+
+  python3 tests/hostile/hostile.py --bin bin/kube-policy-extender [--quick]
+      [--only NAME,...]
+
+Attacks:
+  fd         idle connections past the open-file limit (hard limit lowered
+             to 256 for the server only): CPU, log lines, a valid filter's
+             latency while they are held, the pause counters in /metrics
+  memory     the largest body the defaults allow, of one-character node
+             names (the worst answer-to-body ratio): peak RSS against the
+             shipped 256Mi limit
+  pipeline   a request with a large answer never read, then small
+             requests pipelined behind it: peak RSS
+  bigbody    two clients re-sending the largest allowed body while a third
+             sends a small filter: its p50/p99/max latency
+"""
+import argparse
+import http.client
+import json
+import os
+import re
+import resource
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+HOST = "127.0.0.1"  # never anything but loopback
+DEMO = "deploy/demo"
+SHIPPED_LIMIT = 256 << 20  # deploy/kubernetes, Helm values: memory 256Mi
+
+results = {"pass": 0, "fail": 0}
+
+
+def ok(name):
+    results["pass"] += 1
+    print(f"[       OK ] {name}", flush=True)
+
+
+def check(name, cond, detail=""):
+    if cond:
+        ok(name)
+    else:
+        results["fail"] += 1
+        print(f"[  FAILED  ] {name}: {detail}", flush=True)
+
+
+def figure(text):
+    print(f"    figure: {text}", flush=True)
+
+
+class Server:
+    """bin serve on an ephemeral loopback port, stderr kept in a file."""
+
+    def __init__(self, binary, args=(), nofile=None, log="/dev/null"):
+        def limits():
+            if nofile:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+
+        self.log_path = log
+        self.log = open(log, "w+")
+        self.proc = subprocess.Popen(
+            [binary, "serve", "--listen", f"{HOST}:0",
+             "--policy", f"{DEMO}/policy.json",
+             "--cluster", f"{DEMO}/cluster.json", *args],
+            stderr=self.log, preexec_fn=limits)
+        self.port = None
+        deadline = time.time() + 20
+        while time.time() < deadline and self.port is None:
+            time.sleep(0.05)
+            m = re.search(r"\(port (\d+)\)", open(log).read())
+            if m:
+                self.port = int(m.group(1))
+        if self.port is None:
+            self.stop()
+            raise RuntimeError("server did not start: " + open(log).read())
+
+    def status(self, key):
+        text = open(f"/proc/{self.proc.pid}/status").read()
+        return int(re.search(key + r":\s+(\d+)", text).group(1)) * 1024
+
+    def cpu_seconds(self):
+        f = open(f"/proc/{self.proc.pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+
+    def metric(self, series):
+        text = get(self.port, "/metrics")[1].decode()
+        m = re.search("^" + re.escape(series) + r" (\S+)$", text, re.M)
+        return float(m.group(1)) if m else None
+
+    def log_text(self):
+        return open(self.log_path, errors="replace").read()
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+
+
+def get(port, path, timeout=10):
+    c = http.client.HTTPConnection(HOST, port, timeout=timeout)
+    c.request("GET", path)
+    r = c.getresponse()
+    return r.status, r.read()
+
+
+def post(port, path, body, timeout=60):
+    c = http.client.HTTPConnection(HOST, port, timeout=timeout)
+    c.request("POST", path, body, {"Content-Type": "application/json"})
+    r = c.getresponse()
+    return r.status, r.read()
+
+
+def pod():
+    return json.load(open(f"{DEMO}/pods/web.json"))
+
+
+def small_filter():
+    return json.dumps({"Pod": pod(), "NodeNames": [
+        "rdma-1", "rdma-2", "general-1", "gpu-1", "cordoned-1"]}).encode()
+
+
+def names_body(size):
+    """A filter body of about size bytes of one-character node names."""
+    head = json.dumps({"Pod": pod()})[:-1] + ',"NodeNames":['
+    n = max(1, (size - len(head) - 2) // 4)
+    return (head + ",".join(['"a"'] * n) + "]}").encode()
+
+
+def percentile(values, p):
+    v = sorted(values)
+    return v[min(len(v) - 1, int(len(v) * p))] if v else float("nan")
+
+
+# ---- attacks ---------------------------------------------------------
+
+
+def attack_fd(a, tmp):
+    n_idle = 300 if a.quick else 1100
+    hold = 2.0 if a.quick else 5.0
+    s = Server(a.bin, ["--max-connections", "100000"], nofile=256,
+               log=f"{tmp}/fd.log")
+    socks = []
+    try:
+        cpu0 = s.cpu_seconds()
+        t0 = time.time()
+        for _ in range(n_idle):
+            k = socket.socket()
+            k.setblocking(False)
+            k.connect_ex((HOST, s.port))
+            socks.append(k)
+        time.sleep(1.0)  # held, no traffic: the server must be quiet
+        quiet_cpu = s.cpu_seconds() - cpu0
+        quiet = time.time() - t0
+        lat = []
+        body = small_filter()
+        while time.time() - t0 < hold + 1.0:
+            t = time.time()
+            try:
+                st, _ = post(s.port, "/filter", body, timeout=10)
+            except OSError:
+                st = 0
+            lat.append((time.time() - t, st))
+        cpu = s.cpu_seconds() - cpu0
+        wall = time.time() - t0
+        ok_lat = [d for d, st in lat if st == 200]
+        text = s.log_text()
+        accept_errors = text.count("Error from accept")
+        pauses = text.count("not accepting connections")
+        paused = s.metric('kpe_http_accept_paused_total{reason="error"}')
+        shed = s.metric("kpe_http_connections_shed_total")
+        figure(f"fd: {n_idle} idle connections, open-file limit 256, "
+               f"{wall:.1f} s: server CPU {100 * quiet_cpu / quiet:.0f}% while "
+               f"they are held, {100 * cpu / wall:.0f}% with filters, "
+               f"{len(ok_lat)}/{len(lat)} filters answered, p99 "
+               f"{1000 * percentile(ok_lat, 0.99):.1f} ms, log lines "
+               f"{len(text.splitlines())} (accept errors {accept_errors}, "
+               f"pause messages {pauses}), paused {paused}, shed {shed}")
+        check("fd: no accept() error loop in the log", accept_errors == 0,
+              f"{accept_errors} lines")
+        check("fd: pauses logged at most once a second",
+              pauses <= wall + 2, f"{pauses} in {wall:.1f} s")
+        check("fd: the server does not spin", quiet_cpu < 0.2 * quiet,
+              f"{quiet_cpu:.2f} s CPU in {quiet:.1f} s")
+        check("fd: valid filters keep being answered",
+              len(ok_lat) == len(lat) and len(lat) >= 3,
+              f"{len(ok_lat)}/{len(lat)}")
+        check("fd: accept pauses are counted in /metrics",
+              paused is not None and paused >= 1, f"{paused}")
+    finally:
+        for k in socks:
+            k.close()
+        s.stop()
+
+
+def attack_memory(a, tmp):
+    # The largest body the defaults allow (--max-body-bytes), or 4 MB quick.
+    s = Server(a.bin, log=f"{tmp}/memory.log")
+    try:
+        cap = int(s.metric("kpe_http_max_body_bytes") or 0)
+        size = 4 << 20 if a.quick else cap
+        body = names_body(size)
+        base = s.status("VmRSS")
+        t = time.time()
+        st, ans = post(s.port, "/filter", body, timeout=120)
+        secs = time.time() - t
+        peak = s.status("VmHWM")
+        figure(f"memory: body {len(body) / 1e6:.1f} MB of 1-character node "
+               f"names (cap {cap / 1048576:.0f} MiB): HTTP {st}, answer "
+               f"{len(ans) / 1e6:.2f} MB in {secs:.2f} s, RSS {base / 1e6:.0f} "
+               f"-> peak {peak / 1e6:.0f} MB, factor (peak - before) / body "
+               f"{(peak - base) / len(body):.1f}: {ans[:120]!r}")
+        check("memory: peak RSS under the shipped 256Mi limit",
+              peak < SHIPPED_LIMIT, f"{peak / 1e6:.0f} MB")
+        st, _ = post(s.port, "/filter", small_filter())
+        check("memory: the server still answers", st == 200, f"HTTP {st}")
+    finally:
+        s.stop()
+
+
+def attack_pipeline(a, tmp):
+    s = Server(a.bin, ["--max-body-bytes", "1Mi"], log=f"{tmp}/pipe.log")
+    try:
+        big = names_body(1000000)
+        k = socket.create_connection((HOST, s.port))
+        k.sendall(b"POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n"
+                  b"\r\n" % len(big) + big)
+        one = small_filter()
+        req = (b"POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n"
+               b"\r\n" % len(one) + one)
+        batch = req * max(1, (64 << 10) // len(req))
+        k.setblocking(False)
+        base = s.status("VmRSS")
+        sent, t0 = 0, time.time()
+        secs = 1.5 if a.quick else 5.0
+        while time.time() - t0 < secs:
+            try:
+                sent += k.send(batch)
+            except BlockingIOError:
+                time.sleep(0.02)
+        peak = s.status("VmHWM")
+        figure(f"pipeline: {sent / 1e6:.1f} MB pipelined in {secs:.1f} s "
+               f"behind an unread answer: RSS {base / 1e6:.0f} -> peak "
+               f"{peak / 1e6:.0f} MB")
+        check("pipeline: the server stops reading (a few MB at most)",
+              sent < 16e6, f"{sent / 1e6:.1f} MB taken")
+        check("pipeline: peak RSS stays low", peak - base < 64e6,
+              f"{(peak - base) / 1e6:.0f} MB")
+        k.close()
+    finally:
+        s.stop()
+
+
+def attack_bigbody(a, tmp):
+    s = Server(a.bin, log=f"{tmp}/bigbody.log")
+    stop = threading.Event()
+    big_done = [0, 0]
+    try:
+        cap = int(s.metric("kpe_http_max_body_bytes") or (1 << 20))
+        size = min(cap, 30 << 20)
+        if a.quick:
+            size = min(size, 4 << 20)
+        big = names_body(size)
+
+        def sender(i):
+            while not stop.is_set():
+                try:
+                    post(s.port, "/filter", big, timeout=60)
+                    big_done[i] += 1
+                except OSError:
+                    time.sleep(0.05)
+
+        threads = [threading.Thread(target=sender, args=(i,)) for i in (0, 1)]
+        for t in threads:
+            t.start()
+        lat = []
+        body = small_filter()
+        t0 = time.time()
+        secs = 3.0 if a.quick else 10.0
+        while time.time() - t0 < secs:
+            t = time.time()
+            st, _ = post(s.port, "/filter", body, timeout=30)
+            lat.append(time.time() - t)
+            time.sleep(0.01)
+        stop.set()
+        for t in threads:
+            t.join()
+        p99 = percentile(lat, 0.99)
+        figure(f"bigbody: two clients re-sending {len(big) / 1e6:.1f} MB "
+               f"bodies ({sum(big_done)} sent in {secs:.0f} s); small filter "
+               f"x{len(lat)}: p50 {1000 * percentile(lat, 0.5):.1f} ms, p99 "
+               f"{1000 * p99:.1f} ms, max {1000 * max(lat):.1f} ms; peak RSS "
+               f"{s.status('VmHWM') / 1e6:.0f} MB")
+        check("bigbody: small filters are not stalled for seconds",
+              max(lat) < 2.0, f"max {max(lat):.2f} s")
+    finally:
+        stop.set()
+        s.stop()
+
+
+ATTACKS = {"fd": attack_fd, "memory": attack_memory,
+           "pipeline": attack_pipeline, "bigbody": attack_bigbody}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--bin", default="bin/kube-policy-extender")
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--only", default=",".join(ATTACKS))
+    p.add_argument("--tmp", default=os.environ.get("TMPDIR", "/tmp"))
+    a = p.parse_args()
+    for name in a.only.split(","):
+        t = time.time()
+        try:
+            ATTACKS[name](a, a.tmp)
+        except Exception as e:  # a crash of the attack is a failure
+            check(f"{name}: ran", False, repr(e))
+        print(f"    ({name}: {time.time() - t:.1f} s)", flush=True)
+    n = results["pass"] + results["fail"]
+    print(f"[==========] {n} test(s) run.")
+    print(f"[  PASSED  ] {results['pass']} test(s).")
+    if results["fail"]:
+        print(f"[  FAILED  ] {results['fail']} test(s).")
+    return 1 if results["fail"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -241,8 +241,8 @@ static void on_adopt(evutil_socket_t fd, short what, void *arg)
             k->evcon = cbarg;
             k->bev = bev;
             k->last_active = now_ms();
-            k->input_cb = evbuffer_add_cb(bufferevent_get_input(bev),
-                                          on_conn_input, k);
+            k->input_cb =
+                evbuffer_add_cb(bufferevent_get_input(bev), on_conn_input, k);
         }
         if (k && k->input_cb) {
             push_newest(c, k);
@@ -304,8 +304,7 @@ void srv_conns_accept_failed(struct srv_conns *c, int err)
 }
 
 int srv_conns_init(struct srv_conns *c, struct server *s,
-                   struct event_base *base, struct evconnlistener *l,
-                   int *busy)
+                   struct event_base *base, struct evconnlistener *l, int *busy)
 {
     memset(c, 0, sizeof(*c));
     c->busy = busy;

@@ -22,6 +22,9 @@
 #include <event2/listener.h>
 #include <event2/thread.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -44,14 +47,8 @@
      EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS | EVHTTP_REQ_TRACE |               \
      EVHTTP_REQ_CONNECT | EVHTTP_REQ_PATCH)
 
-/*
- * While a reply is being written, evhttp does not parse the connection's
- * input but the bufferevent keeps reading it: a client that never reads
- * its answers and keeps pipelining would grow that buffer without bound.
- * Reading stops once this much is buffered and resumes when the reply has
- * been written (send_response / on_complete).
- */
-#define PIPELINE_READ_LIMIT (64 << 10)
+/* A request whose memory passed this has it trimmed back afterwards. */
+#define SRV_TRIM_AFTER (16u << 20)
 
 /* Prometheus buckets for request latency, in seconds. */
 static const double latency_bounds[] = { 0.0005, 0.001, 0.0025, 0.005, 0.01,
@@ -304,7 +301,7 @@ static size_t send_response(struct srv_worker *w, struct evhttp_request *req,
     /* After evhttp_send_reply, which re-enables reading to see a close. */
     if (evcon)
         bufferevent_setwatermark(evhttp_connection_get_bufferevent(evcon),
-                                 EV_READ, 0, PIPELINE_READ_LIMIT);
+                                 EV_READ, 0, SRV_PIPELINE_READ_LIMIT);
     if (b)
         evbuffer_free(b);
     return len;
@@ -323,7 +320,10 @@ static void reply_method_not_allowed(struct srv_route *rt,
     srv_reply_text(r, 405, "405 method not allowed\n");
 }
 
-/* Copy the request body into the arena, NUL-terminated. */
+/*
+ * Copy the request body into the arena, NUL-terminated, and free evhttp's
+ * copy at once (it would otherwise live until the answer is written).
+ */
 static char *copy_body(struct evhttp_request *req, struct arena *a, size_t *len)
 {
     struct evbuffer *in = evhttp_request_get_input_buffer(req);
@@ -336,7 +336,57 @@ static char *copy_body(struct evhttp_request *req, struct arena *a, size_t *len)
     if (*len && evbuffer_copyout(in, buf, *len) != (ev_ssize_t)*len)
         return NULL;
     buf[*len] = '\0';
+    evbuffer_drain(in, *len);
     return buf;
+}
+
+/*
+ * The memory a request with a body of len bytes may use (arena, answer):
+ * SRV_REQ_MEM_FACTOR x len + SRV_REQ_MEM_BASE, and no more than what
+ * --max-inflight-bytes leaves beside its received body, so that a request
+ * too big for the server gets 413 (never fits) rather than 503 (retry).
+ */
+static size_t request_memory_limit(const struct server *s, size_t len)
+{
+    size_t cap = (size_t)s->opts.max_inflight_bytes, room = 1 << 20;
+
+    if (cap > len + (2u << 20))
+        room = cap - len - (1u << 20);
+    if (len > (room - SRV_REQ_MEM_BASE) / SRV_REQ_MEM_FACTOR ||
+        room < SRV_REQ_MEM_BASE)
+        return room;
+    return len * SRV_REQ_MEM_FACTOR + SRV_REQ_MEM_BASE;
+}
+
+/*
+ * Answer a request refused for memory: 413 when it alone needs more than
+ * request_memory_limit() (it will never fit), 503 when the requests in
+ * flight hold the budget (retry later). msg is the caller's buffer.
+ */
+static void refuse_memory(struct server *s, const struct arena *a,
+                          size_t body_len, struct srv_response *r, char *msg,
+                          size_t msg_size)
+{
+    long long mib = 1 << 20;
+
+    if (a->over == ARENA_OVER_LIMIT) {
+        metrics_counter_add(s->mem_refused_request, 1);
+        snprintf(msg, msg_size,
+                 "413 request needs more than %zu MiB to answer (at most %d "
+                 "x its body of %zu bytes + %d MiB, within "
+                 "--max-inflight-bytes): send fewer nodes\n",
+                 request_memory_limit(s, body_len) >> 20, SRV_REQ_MEM_FACTOR,
+                 body_len, SRV_REQ_MEM_BASE >> 20);
+        srv_reply_text(r, 413, msg);
+        return;
+    }
+    metrics_counter_add(s->mem_refused_inflight, 1);
+    snprintf(msg, msg_size,
+             "503 busy: requests in flight hold %lld MiB of "
+             "--max-inflight-bytes %lld MiB; retry\n",
+             atomic_load(&s->mem.used) / mib, s->mem.cap / mib);
+    srv_response_header(r, "Retry-After", "1");
+    srv_reply_text(r, 503, msg);
 }
 
 static void log_request(const struct srv_request *q, int status, size_t bytes,
@@ -391,11 +441,17 @@ static void route_request(struct evhttp_request *req, void *arg)
     struct srv_route *rt;
     struct arena a;
     const char *framing;
+    char msg[256];
+    int big;
     double t0 = now_mono(), dt;
     size_t sent;
     int oc;
 
     arena_init(&a, 0);
+    /* Bounded by the body's size (set once it is known) and in total. */
+    a.budget = &s->mem;
+    a.limit = request_memory_limit(
+        s, evbuffer_get_length(evhttp_request_get_input_buffer(req)));
     q.method = method_name(evhttp_request_get_command(req));
     q.path = path && *path ? path : "/";
     q.arena = &a;
@@ -410,11 +466,19 @@ static void route_request(struct evhttp_request *req, void *arg)
         srv_reply_text(&r, 404, "404 page not found\n");
     } else if (!method_allowed(rt->methods, evhttp_request_get_command(req))) {
         reply_method_not_allowed(rt, &r);
+    } else if (s->mem.cap && atomic_load(&s->mem.used) > s->mem.cap) {
+        a.over = ARENA_OVER_BUDGET;
+        refuse_memory(s, &a, 0, &r, msg, sizeof(msg));
     } else if (!(q.body = copy_body(req, &a, &q.body_len))) {
-        srv_reply_text(&r, 500, "out of memory\n");
+        if (a.over)
+            refuse_memory(s, &a, q.body_len, &r, msg, sizeof(msg));
+        else
+            srv_reply_text(&r, 500, "out of memory\n");
     } else {
         rt->fn(s, &q, &r, rt->arg);
-        if (!r.replied) {
+        if (a.over)
+            refuse_memory(s, &a, q.body_len, &r, msg, sizeof(msg));
+        else if (!r.replied) {
             LOG_ERROR("handler for %s sent no response", rt->path);
             srv_reply_text(&r, 500, "handler sent no response\n");
         }
@@ -425,7 +489,14 @@ static void route_request(struct evhttp_request *req, void *arg)
     metrics_counter_add(route_counter(s, rt, r.status), 1);
     metrics_histogram_observe(route_histogram(s, rt, oc), dt);
     log_request(&q, r.status, sent, dt);
+    big = a.total + a.charged > SRV_TRIM_AFTER;
     arena_destroy(&a);
+#ifdef __GLIBC__
+    /* Give a big request's memory back to the system rather than keep
+     * it resident in malloc's free lists. */
+    if (big)
+        malloc_trim(0);
+#endif
 }
 
 int srv_register_route(struct server *s, const char *path, unsigned methods,
@@ -506,7 +577,7 @@ static void on_complete(struct evhttp_request *req, void *arg)
         return;
     bev = evhttp_connection_get_bufferevent(evcon);
     evhttp_connection_set_timeout_tv(evcon, &w->idle_tv);
-    /* The reply is out: read the next request (see PIPELINE_READ_LIMIT). */
+    /* The reply is out: read the next request (see SRV_PIPELINE_READ_LIMIT). */
     bufferevent_setwatermark(bev, EV_READ, 0, 0);
     /* evhttp keeps a CONNECT's connection open whatever its headers say;
      * a CONNECT is never tunnelled here, so end it: the next read sees
@@ -742,7 +813,8 @@ static int worker_init(struct server *s, struct srv_worker *w, struct err *e)
         return err_set(e, "worker %d: cannot listen", w->index);
     }
     evconnlistener_set_error_cb(l, on_accept_error);
-    if (srv_conns_init(&w->conns, s, w->base, l, &w->busy) != 0)
+    if (srv_conns_init(&w->conns, s, w->base, l, &w->busy, o->read_timeout) !=
+        0)
         return err_set(e, "worker %d: out of memory", w->index);
     return 0;
 }
@@ -1038,7 +1110,28 @@ static double gauge_max_conns(void *arg)
     return ((struct server *)arg)->max_conns;
 }
 
-/* Connections: open, the cap, pauses of accept() and idle ones closed. */
+static double gauge_inflight(void *arg)
+{
+    return (double)atomic_load(&((struct server *)arg)->mem.used);
+}
+
+static double gauge_receiving(void *arg)
+{
+    return (double)atomic_load(&((struct server *)arg)->mem_receiving);
+}
+
+static double gauge_max_inflight(void *arg)
+{
+    return (double)((struct server *)arg)->opts.max_inflight_bytes;
+}
+
+static double gauge_max_body(void *arg)
+{
+    return (double)((struct server *)arg)->opts.max_body_bytes;
+}
+
+/* Connections: open, the cap, pauses of accept() and idle ones closed;
+ * memory in flight and its refusals. */
 static int conn_metrics(struct server *s)
 {
     static const char paused[] = "kpe_http_accept_paused_total";
@@ -1054,7 +1147,31 @@ static int conn_metrics(struct server *s)
         s->metrics, "kpe_http_connections_shed_total",
         "Connections silent for 250 ms or more closed to make room at the cap.",
         "");
+    s->mem_refused_request = metrics_counter(
+        s->metrics, "kpe_http_memory_refusals_total",
+        "Requests refused for memory: one needing more than 8 x its body + "
+        "8 MiB (413), or the requests in flight holding "
+        "--max-inflight-bytes (503).",
+        "reason=\"request\"");
+    s->mem_refused_inflight = metrics_counter(
+        s->metrics, "kpe_http_memory_refusals_total",
+        "Requests refused for memory: one needing more than 8 x its body + "
+        "8 MiB (413), or the requests in flight holding "
+        "--max-inflight-bytes (503).",
+        "reason=\"inflight\"");
     if (!s->accept_paused_cap || !s->accept_paused_error || !s->conns_shed ||
+        !s->mem_refused_request || !s->mem_refused_inflight ||
+        !metrics_gauge_fn(s->metrics, "kpe_http_inflight_bytes",
+                          "Memory held by requests in flight.", "",
+                          gauge_inflight, s) ||
+        !metrics_gauge_fn(s->metrics, "kpe_http_receiving_bytes",
+                          "The part of kpe_http_inflight_bytes received "
+                          "and not yet answered (at most half the cap).",
+                          "", gauge_receiving, s) ||
+        !metrics_gauge_fn(s->metrics, "kpe_http_max_inflight_bytes",
+                          "--max-inflight-bytes.", "", gauge_max_inflight, s) ||
+        !metrics_gauge_fn(s->metrics, "kpe_http_max_body_bytes",
+                          "--max-body-bytes.", "", gauge_max_body, s) ||
         !metrics_gauge_fn(s->metrics, "kpe_http_connections",
                           "Open client connections.", "", gauge_conns, s) ||
         !metrics_gauge_fn(s->metrics, "kpe_http_max_connections",
@@ -1100,6 +1217,7 @@ struct server *srv_new(const struct srv_options *o, struct err *e)
         return NULL;
     }
     s->opts = *o;
+    s->mem.cap = o->max_inflight_bytes;
     arena_init(&s->arena, 0);
     pthread_mutex_init(&s->lock, NULL);
     snprintf(s->not_ready_reason, sizeof(s->not_ready_reason), "starting");

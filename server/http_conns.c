@@ -14,6 +14,7 @@
 #include "server/http_conns.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
@@ -33,8 +34,10 @@ struct srv_conn {
     struct srv_conns *owner;
     struct evhttp_connection *evcon;
     struct bufferevent *bev;
-    struct evbuffer_cb_entry *input_cb;
-    double last_active; /* ms, monotonic */
+    struct evbuffer_cb_entry *input_cb, *output_cb;
+    double last_active;  /* ms, monotonic */
+    size_t in_held;      /* bytes received and not yet answered */
+    double throttled_at; /* ms; 0 while reading freely */
 };
 
 static double now_ms(void)
@@ -110,14 +113,104 @@ static void push_newest(struct srv_conns *c, struct srv_conn *k)
     c->newest = k;
 }
 
+/* ---- memory in flight ----------------------------------------------- */
+
+/*
+ * Reading pauses when the memory in flight is over the cap, or when bytes
+ * being received hold more than half of it: clients sending bodies slowly
+ * cannot take the memory that answering needs.
+ */
+static int over_budget(struct server *s)
+{
+    long long cap = s->mem.cap;
+
+    return cap && (atomic_load(&s->mem.used) > cap ||
+                   atomic_load(&s->mem_receiving) > cap / 2);
+}
+
+/* Stop reading k until the memory in flight is under the cap again. */
+static void throttle(struct srv_conns *c, struct srv_conn *k)
+{
+    struct timeval tick = { 0, SRV_THROTTLE_TICK_MS * 1000 };
+
+    k->throttled_at = now_ms();
+    c->n_throttled++;
+    /* Not a read watermark: with evhttp waiting for a whole body, libevent
+     * 2.1 re-runs the read callback of a bufferevent at its high mark on
+     * every loop (bufferevent_inbuf_wm_check), a busy loop. evhttp keeps
+     * reading enabled in every state between callbacks, so enabling it
+     * again later restores what it wants. */
+    bufferevent_disable(k->bev, EV_READ);
+    if (!evtimer_pending(c->throttle_ev, NULL))
+        evtimer_add(c->throttle_ev, &tick);
+}
+
+static void unthrottle(struct srv_conns *c, struct srv_conn *k)
+{
+    k->throttled_at = 0;
+    c->n_throttled--;
+    bufferevent_enable(k->bev, EV_READ);
+}
+
+/* Has the peer of fd closed its side (FIN or reset), data pending or not? */
+static int peer_closed(evutil_socket_t fd)
+{
+    struct pollfd p = { fd, POLLRDHUP, 0 };
+
+    return poll(&p, 1, 0) == 1 &&
+           (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
+/*
+ * Every SRV_THROTTLE_TICK_MS while connections are throttled: resume them
+ * once the memory in flight is under the cap. One whose peer has closed
+ * (a throttled connection reads nothing, so evhttp would not see it), or
+ * held longer than --read-timeout (no read timeout runs while reading is
+ * off), is freed: else connections holding half bodies could keep the
+ * memory for ever.
+ */
+static void on_throttle_tick(evutil_socket_t fd, short what, void *arg)
+{
+    struct timeval tick = { 0, SRV_THROTTLE_TICK_MS * 1000 };
+    struct srv_conns *c = arg;
+    double stale = now_ms() - c->read_timeout_ms;
+    int room = !over_budget(c->srv);
+    struct srv_conn *k, *next;
+
+    (void)fd;
+    (void)what;
+    for (k = c->oldest; k && c->n_throttled > 0; k = next) {
+        next = k->newer;
+        if (!k->throttled_at)
+            continue;
+        if (room) {
+            unthrottle(c, k);
+        } else if (k->throttled_at < stale ||
+                   peer_closed(bufferevent_getfd(k->bev))) {
+            /* Gone, or held too long: its request cannot complete
+             * before memory frees. evhttp calls on_conn_close. */
+            evhttp_connection_free(k->evcon);
+        }
+    }
+    if (c->n_throttled > 0)
+        evtimer_add(c->throttle_ev, &tick);
+}
+
 static void on_conn_input(struct evbuffer *buf,
                           const struct evbuffer_cb_info *info, void *arg)
 {
     struct srv_conn *k = arg;
+    struct server *s = k->owner->srv;
 
     (void)buf;
+    /* Bytes evhttp takes out stay held (in its request) until answered. */
     if (!info->n_added)
         return;
+    k->in_held += info->n_added;
+    atomic_fetch_add(&s->mem.used, (long long)info->n_added);
+    atomic_fetch_add(&s->mem_receiving, (long long)info->n_added);
+    if (!k->throttled_at && over_budget(s))
+        throttle(k->owner, k);
     k->last_active = now_ms();
     if (k->owner->newest != k) {
         unlink_conn(k->owner, k);
@@ -125,17 +218,47 @@ static void on_conn_input(struct evbuffer *buf,
     }
 }
 
+/*
+ * Output: the answer's bytes are held until written. An answer starting
+ * means the request it answers is no longer held as input: what is left
+ * in the input (pipelined) stays counted.
+ */
+static void on_conn_output(struct evbuffer *buf,
+                           const struct evbuffer_cb_info *info, void *arg)
+{
+    struct srv_conn *k = arg;
+    struct server *s = k->owner->srv;
+    long long d = (long long)info->n_added - (long long)info->n_deleted;
+
+    (void)buf;
+    if (info->n_added) {
+        size_t left = evbuffer_get_length(bufferevent_get_input(k->bev));
+        long long in = (long long)left - (long long)k->in_held;
+
+        atomic_fetch_add(&s->mem_receiving, in);
+        d += in;
+        k->in_held = left;
+    }
+    atomic_fetch_add(&s->mem.used, d);
+}
+
 /* evhttp's close callback: the connection is gone (reset or freed). */
 static void on_conn_close(struct evhttp_connection *evcon, void *arg)
 {
     struct srv_conn *k = arg;
     struct server *s = k->owner->srv;
+    size_t out = evbuffer_get_length(bufferevent_get_output(k->bev));
 
     (void)evcon;
     /* An answer still unwritten gets no on_complete (see http.c). */
-    if (evbuffer_get_length(bufferevent_get_output(k->bev)) != 0)
+    if (out != 0)
         (*k->owner->busy)--;
+    atomic_fetch_sub(&s->mem.used, (long long)(out + k->in_held));
+    atomic_fetch_sub(&s->mem_receiving, (long long)k->in_held);
+    if (k->throttled_at)
+        k->owner->n_throttled--;
     evbuffer_remove_cb_entry(bufferevent_get_input(k->bev), k->input_cb);
+    evbuffer_remove_cb_entry(bufferevent_get_output(k->bev), k->output_cb);
     unlink_conn(k->owner, k);
     atomic_fetch_sub(&s->conns_open, 1);
     free(k);
@@ -243,11 +366,23 @@ static void on_adopt(evutil_socket_t fd, short what, void *arg)
             k->last_active = now_ms();
             k->input_cb =
                 evbuffer_add_cb(bufferevent_get_input(bev), on_conn_input, k);
+            k->output_cb =
+                evbuffer_add_cb(bufferevent_get_output(bev), on_conn_output, k);
         }
-        if (k && k->input_cb) {
+        if (k && k->input_cb && k->output_cb) {
+            /* What arrived before adoption. */
+            k->in_held = evbuffer_get_length(bufferevent_get_input(bev));
+            atomic_fetch_add(&c->srv->mem.used, (long long)k->in_held);
+            atomic_fetch_add(&c->srv->mem_receiving, (long long)k->in_held);
             push_newest(c, k);
             evhttp_connection_set_closecb(k->evcon, on_conn_close, k);
         } else {
+            if (k && k->input_cb)
+                evbuffer_remove_cb_entry(bufferevent_get_input(bev),
+                                         k->input_cb);
+            if (k && k->output_cb)
+                evbuffer_remove_cb_entry(bufferevent_get_output(bev),
+                                         k->output_cb);
             free(k);
             atomic_fetch_sub(&c->srv->conns_open, 1);
         }
@@ -304,10 +439,15 @@ void srv_conns_accept_failed(struct srv_conns *c, int err)
 }
 
 int srv_conns_init(struct srv_conns *c, struct server *s,
-                   struct event_base *base, struct evconnlistener *l, int *busy)
+                   struct event_base *base, struct evconnlistener *l, int *busy,
+                   int read_timeout_s)
 {
     memset(c, 0, sizeof(*c));
     c->busy = busy;
+    c->read_timeout_ms = read_timeout_s * 1000;
+    c->throttle_ev = evtimer_new(base, on_throttle_tick, c);
+    if (!c->throttle_ev)
+        return -1;
     c->srv = s;
     c->base = base;
     c->listener = l;
@@ -327,9 +467,11 @@ void srv_conns_free(struct srv_conns *c)
         on_adopt(-1, 0, c);
     if (c->resume_ev)
         event_free(c->resume_ev);
+    if (c->throttle_ev)
+        event_free(c->throttle_ev);
     if (c->adopt_ev)
         event_free(c->adopt_ev);
     free(c->fresh);
-    c->resume_ev = c->adopt_ev = NULL;
+    c->resume_ev = c->adopt_ev = c->throttle_ev = NULL;
     c->fresh = NULL;
 }

@@ -3,7 +3,10 @@
  * the open-file limit raised at start, a cap on connections, accepting
  * paused for a short back-off at the cap or on EMFILE (never a spinning
  * accept loop), and the least recently active connections closed when the
- * cap is reached so that new clients are still answered.
+ * cap is reached so that new clients are still answered; the bytes each
+ * connection holds (received and not yet answered, answers not yet
+ * written) counted in the server's memory in flight, and reading paused
+ * while that is over --max-inflight-bytes.
  *
  * Used by server/http.c only. Each worker owns one struct srv_conns and
  * calls everything from its own thread; the totals are atomics in struct
@@ -33,6 +36,17 @@ struct srv_conn;
  * process (policy and cluster files, the API client, logs). */
 #define SRV_FD_RESERVE 64
 
+/*
+ * While a reply is being written, evhttp does not parse the connection's
+ * input but the bufferevent keeps reading it: a client that never reads
+ * its answers and keeps pipelining would grow that buffer without bound.
+ * Reading stops once this much is buffered and resumes when the reply has
+ * been written (http.c: send_response, on_complete).
+ */
+#define SRV_PIPELINE_READ_LIMIT (64 << 10)
+/* How often throttled connections are looked at (memory in flight). */
+#define SRV_THROTTLE_TICK_MS 20
+
 struct srv_conns {
     struct server *srv;
     struct event_base *base;
@@ -43,8 +57,11 @@ struct srv_conns {
     size_t n_fresh, cap_fresh;
     struct srv_conn *oldest, *newest; /* by last activity */
     int paused;
-    int *busy; /* the worker's replies in flight: one closing with its
-                * reply unwritten is no longer in flight */
+    struct event *throttle_ev; /* resumes reading when memory frees */
+    int n_throttled;
+    int read_timeout_ms; /* a throttled connection is closed after it */
+    int *busy;           /* the worker's replies in flight: one closing with its
+                          * reply unwritten is no longer in flight */
 };
 
 /*
@@ -61,8 +78,8 @@ int srv_default_max_connections(long nofile);
  * flight. Returns 0 or -1.
  */
 int srv_conns_init(struct srv_conns *c, struct server *s,
-                   struct event_base *base, struct evconnlistener *l,
-                   int *busy);
+                   struct event_base *base, struct evconnlistener *l, int *busy,
+                   int read_timeout_s);
 
 /* Stop pausing and resuming the listener (it is being freed). */
 void srv_conns_forget_listener(struct srv_conns *c);

@@ -360,6 +360,68 @@ static void idle_connections_should_not_lock_out_valid_requests(void **state)
     harness_free(&h);
 }
 
+/*
+ * Clients that send half a body and stall: what they hold is counted and
+ * reading stops at half of --max-inflight-bytes, so the server neither
+ * buffers without bound nor refuses a small request meanwhile; what they
+ * hold is given back after --read-timeout.
+ */
+static void stalled_bodies_should_stay_within_the_memory_cap(void **state)
+{
+    static const char *const args[] = { "--max-inflight-bytes",
+                                        "4Mi",
+                                        "--max-body-bytes",
+                                        "4Mi",
+                                        "--read-timeout",
+                                        "1",
+                                        NULL };
+    enum { N = 6, PART = 1 << 20 };
+    struct harness h;
+    struct http_result r;
+    char head[128], url[256], *part = malloc(PART);
+    int fds[N], i;
+    double recv_bytes, t0;
+
+    (void)state;
+    memset(part, 'x', PART);
+    start(&h, args);
+    for (i = 0; i < N; i++) {
+        int n = snprintf(head, sizeof(head),
+                         "POST /filter HTTP/1.1\r\nHost: x\r\n"
+                         "Content-Length: %d\r\n\r\n",
+                         3 * PART);
+
+        fds[i] = dial(&h);
+        send_all(fds[i], head, (size_t)n);
+        fcntl(fds[i], F_SETFL, O_NONBLOCK);
+        /* As much of 1 MiB as the socket takes now. */
+        if (send(fds[i], part, PART, MSG_NOSIGNAL) < 0)
+            assert_int_equal(errno, EAGAIN);
+    }
+    usleep(300 * 1000);
+    recv_bytes = metric(&h, "kpe_http_receiving_bytes");
+    print_message("held by %d stalled bodies: %.0f bytes (cap 4 MiB)\n", N,
+                  recv_bytes);
+    assert_true(recv_bytes > 0);
+    assert_true(recv_bytes <= (2 << 20) + N * (256 << 10));
+    snprintf(url, sizeof(url), "%s/filter", h.url);
+    assert_int_equal(http_once("POST", url, "{}", 2, &r), CURLE_OK);
+    assert_int_equal(r.status, 200);
+    http_result_free(&r);
+    /* Everything they held is given back after --read-timeout (1 s), once
+     * per round: freeing one resumes the others, which read and stall. */
+    t0 = now_ms();
+    while (metric(&h, "kpe_http_receiving_bytes") > 4096 &&
+           now_ms() - t0 < 10000)
+        usleep(50 * 1000);
+    print_message("given back after %.0f ms\n", now_ms() - t0);
+    assert_true(metric(&h, "kpe_http_receiving_bytes") <= 4096);
+    for (i = 0; i < N; i++)
+        close(fds[i]);
+    free(part);
+    harness_free(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -369,6 +431,7 @@ int main(void)
         cmocka_unit_test(ambiguous_content_length_should_get_400_and_close),
         cmocka_unit_test(declared_length_above_the_cap_should_get_413_at_once),
         cmocka_unit_test(idle_connections_should_not_lock_out_valid_requests),
+        cmocka_unit_test(stalled_bodies_should_stay_within_the_memory_cap),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,4 +6,4 @@
 # runs the full sizes.
 . "$(dirname "$0")/lib.sh"
 python3 tests/hostile/hostile.py --bin "$KPE_BIN" --quick --tmp "$T_TMP" \
-    --only fd
+    --only fd,memory,pipeline,bigbody

@@ -352,8 +352,8 @@ static size_t request_memory_limit(const struct server *s, size_t len)
 
     if (cap > len + (2u << 20))
         room = cap - len - (1u << 20);
-    if (len > (room - SRV_REQ_MEM_BASE) / SRV_REQ_MEM_FACTOR ||
-        room < SRV_REQ_MEM_BASE)
+    if (room < SRV_REQ_MEM_BASE ||
+        len > (room - SRV_REQ_MEM_BASE) / SRV_REQ_MEM_FACTOR)
         return room;
     return len * SRV_REQ_MEM_FACTOR + SRV_REQ_MEM_BASE;
 }

@@ -14,6 +14,7 @@
 #include "server/http_conns.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -25,6 +26,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "server/log.h"
 #include "server/server.h"
@@ -242,6 +244,88 @@ static void on_conn_output(struct evbuffer *buf,
     atomic_fetch_add(&s->mem.used, d);
 }
 
+/* ---- lingering close ---------------------------------------------- */
+
+struct srv_linger {
+    struct srv_linger *prev, *next;
+    struct srv_conns *owner;
+    struct event *ev;
+    evutil_socket_t fd;
+    double deadline; /* ms */
+    size_t drained;
+};
+
+static void linger_end(struct srv_linger *l)
+{
+    if (l->prev)
+        l->prev->next = l->next;
+    else
+        l->owner->lingering = l->next;
+    if (l->next)
+        l->next->prev = l->prev;
+    event_free(l->ev);
+    close(l->fd);
+    l->owner->n_lingering--;
+    free(l);
+}
+
+/* Read and discard until the client closes, or the time or bytes run out. */
+static void on_linger(evutil_socket_t fd, short what, void *arg)
+{
+    struct srv_linger *l = arg;
+    char buf[16384];
+    ssize_t n = 1;
+
+    if (what & EV_READ) {
+        while (l->drained < SRV_LINGER_BYTES &&
+               (n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+            l->drained += (size_t)n;
+        if (n < 0 && (errno == EAGAIN || errno == EINTR) &&
+            now_ms() < l->deadline)
+            return;
+    }
+    linger_end(l);
+}
+
+/*
+ * k is being closed while its client has not closed its side (it may
+ * still be sending a body we refused): keep the socket (a duplicate
+ * descriptor; evhttp closes its own after shutting down our side, so the
+ * answer ends with a FIN) and drain it until the client closes, for a
+ * while, rather than have the kernel reset it under the answer.
+ */
+static void maybe_linger(struct srv_conns *c, struct srv_conn *k)
+{
+    struct timeval tv = { SRV_LINGER_MS / 1000, SRV_LINGER_MS % 1000 * 1000 };
+    evutil_socket_t fd = bufferevent_getfd(k->bev);
+    struct srv_linger *l;
+
+    if (fd < 0 || c->n_lingering >= SRV_LINGER_MAX ||
+        atomic_load(&c->srv->stopping) || c->srv->ssl_ctx || peer_closed(fd))
+        return;
+    l = calloc(1, sizeof(*l));
+    if (!l)
+        return;
+    l->owner = c;
+    l->deadline = now_ms() + SRV_LINGER_MS;
+    l->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (l->fd >= 0)
+        l->ev = event_new(c->base, l->fd, EV_READ | EV_PERSIST, on_linger, l);
+    if (!l->ev || event_add(l->ev, &tv) != 0) {
+        if (l->ev)
+            event_free(l->ev);
+        if (l->fd >= 0)
+            close(l->fd);
+        free(l);
+        return;
+    }
+    l->next = c->lingering;
+    if (l->next)
+        l->next->prev = l;
+    c->lingering = l;
+    c->n_lingering++;
+}
+
 /* evhttp's close callback: the connection is gone (reset or freed). */
 static void on_conn_close(struct evhttp_connection *evcon, void *arg)
 {
@@ -257,6 +341,7 @@ static void on_conn_close(struct evhttp_connection *evcon, void *arg)
     atomic_fetch_sub(&s->mem_receiving, (long long)k->in_held);
     if (k->throttled_at)
         k->owner->n_throttled--;
+    maybe_linger(k->owner, k);
     evbuffer_remove_cb_entry(bufferevent_get_input(k->bev), k->input_cb);
     evbuffer_remove_cb_entry(bufferevent_get_output(k->bev), k->output_cb);
     unlink_conn(k->owner, k);
@@ -465,6 +550,8 @@ void srv_conns_free(struct srv_conns *c)
 {
     if (c->n_fresh)
         on_adopt(-1, 0, c);
+    while (c->lingering)
+        linger_end(c->lingering);
     if (c->resume_ev)
         event_free(c->resume_ev);
     if (c->throttle_ev)

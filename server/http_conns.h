@@ -23,6 +23,7 @@ struct event_base;
 struct evconnlistener;
 struct server;
 struct srv_conn;
+struct srv_linger;
 
 /* Accepting resumes this long after a pause (cap reached, EMFILE)... */
 #define SRV_ACCEPT_BACKOFF_MS 100
@@ -44,6 +45,15 @@ struct srv_conn;
  * been written (http.c: send_response, on_complete).
  */
 #define SRV_PIPELINE_READ_LIMIT (64 << 10)
+/*
+ * A connection closed by the server while its client is still sending (a
+ * 413 from the headers, a 400) is read and discarded for up to this long
+ * and this much, so the client reads the answer instead of a reset; at
+ * most SRV_LINGER_MAX such connections per worker at once.
+ */
+#define SRV_LINGER_MS    2000
+#define SRV_LINGER_BYTES (64 << 20)
+#define SRV_LINGER_MAX   64
 /* How often throttled connections are looked at (memory in flight). */
 #define SRV_THROTTLE_TICK_MS 20
 
@@ -60,8 +70,10 @@ struct srv_conns {
     struct event *throttle_ev; /* resumes reading when memory frees */
     int n_throttled;
     int read_timeout_ms; /* a throttled connection is closed after it */
-    int *busy;           /* the worker's replies in flight: one closing with its
-                          * reply unwritten is no longer in flight */
+    int n_lingering;
+    struct srv_linger *lingering; /* sockets drained before closing */
+    int *busy; /* the worker's replies in flight: one closing with its
+                * reply unwritten is no longer in flight */
 };
 
 /*

@@ -203,7 +203,17 @@ size_t json_utf8_invalid_at(const char *s, size_t n)
 
     while (p < end) {
         if (*p < 0x80) {
-            p++;
+            uint64_t w;
+
+            /* Eight ASCII bytes at a time: bodies are mostly ASCII. */
+            while (end - p >= 8) {
+                memcpy(&w, p, 8);
+                if (w & 0x8080808080808080ULL)
+                    break;
+                p += 8;
+            }
+            while (p < end && *p < 0x80)
+                p++;
             continue;
         }
         k = utf8_valid_len(p, end);

@@ -78,7 +78,8 @@ static int find_node_spans(const char *body, size_t len, struct ext_args *x,
  * printable ASCII: anything else (a control byte, U+FFFD from invalid
  * UTF-8) would only reach the answer as a name no node has.
  */
-static int check_node_name(const char *path, const char *name, struct err *e)
+static int check_node_name(bool in_nodes, size_t index, const char *name,
+                           struct err *e)
 {
     char q[160];
     size_t i;
@@ -88,9 +89,11 @@ static int check_node_name(const char *path, const char *name, struct err *e)
 
         if (c < 0x21 || c > 0x7e)
             return err_set(e,
-                           "%s: invalid node name %s: byte %zu (0x%02x) is "
-                           "not allowed in a DNS-1123 subdomain",
-                           path, err_quote(q, sizeof(q), name, 120), i, c);
+                           "%s[%zu]%s: invalid node name %s: byte %zu "
+                           "(0x%02x) is not allowed in a DNS-1123 subdomain",
+                           in_nodes ? "Nodes.items" : "NodeNames", index,
+                           in_nodes ? ".metadata.name" : "",
+                           err_quote(q, sizeof(q), name, 120), i, c);
     }
     return 0;
 }
@@ -119,11 +122,8 @@ static int decode_nodes(struct arena *a, const cJSON *nodes, struct ext_args *x,
         snprintf(path, sizeof(path), "Nodes.items[%zu]", i);
         if (kube_node_from_cjson(a, it, path, &x->nodes[i], e) < 0)
             return -1;
-        if (x->nodes[i].name) {
-            snprintf(path, sizeof(path), "Nodes.items[%zu].metadata.name", i);
-            if (check_node_name(path, x->nodes[i].name, e) < 0)
-                return -1;
-        }
+        if (x->nodes[i].name && check_node_name(true, i, x->nodes[i].name, e))
+            return -1;
         i++;
     }
     return 0;
@@ -143,12 +143,9 @@ static int decode_names(struct arena *a, const cJSON *names, struct ext_args *x,
         return err_set(e, "out of memory");
     cJSON_ArrayForEach(it, names)
     {
-        char path[40];
-
         if (!cJSON_IsString(it))
             return err_set(e, "NodeNames[%zu]: expected a string", i);
-        snprintf(path, sizeof(path), "NodeNames[%zu]", i);
-        if (check_node_name(path, it->valuestring, e) < 0)
+        if (check_node_name(false, i, it->valuestring, e) < 0)
             return -1;
         x->names[i++] = it->valuestring;
     }

@@ -1,5 +1,6 @@
 /*
- * http_conns.c: open connections, their cap and the accept back-off (see
+ * http_conns.c: open connections, their cap and the accept back-off, the
+ * bytes they hold in the memory in flight, and the lingering close (see
  * http_conns.h).
  *
  * evhttp (libevent 2.1) tells nothing when it accepts or frees a
@@ -9,7 +10,9 @@
  * the bufferevent's callback argument and sets the close callback, which
  * evhttp calls exactly once when the connection is reset or freed. Input
  * on a connection moves it to the newest end of a list, so the connection
- * silent for longest is at the oldest end.
+ * silent for longest is at the oldest end. Callbacks on the bufferevent's
+ * input and output buffers count the bytes received and not yet answered
+ * and the answers not yet written in the server's memory in flight.
  */
 #include "server/http_conns.h"
 

@@ -16,12 +16,16 @@ Attacks:
              to 256 for the server only): CPU, log lines, a valid filter's
              latency while they are held, the pause counters in /metrics
   memory     the largest body the defaults allow, of one-character node
-             names (the worst answer-to-body ratio): peak RSS against the
-             shipped 256Mi limit
+             names (the worst answer-to-body ratio: refused) and of full
+             nodes (answered), each on a fresh server: peak RSS against
+             the shipped 256Mi limit
   pipeline   a request with a large answer never read, then small
-             requests pipelined behind it: peak RSS
-  bigbody    two clients re-sending the largest allowed body while a third
-             sends a small filter: its p50/p99/max latency
+             requests pipelined behind it: bytes taken, peak RSS
+  bigbody    two clients re-sending big bodies while a third sends small
+             filters on fresh connections: their p50/p99/max latency; at
+             full size 30 MB of names and 16 MB of full nodes with the
+             defaults, and 30 MB of each with --max-body-bytes 32Mi
+             --max-inflight-bytes 256Mi (--quick: 4 MB of names)
 """
 import argparse
 import http.client

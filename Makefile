@@ -306,6 +306,15 @@ bench-sched: $(BIN)
 SOAK_SECONDS ?= 180
 SOAK_ARGS ?=
 
+# Hostile clients (issue 19): tests/hostile/hostile.py at full size, on
+# 127.0.0.1 only, each attack bounded in time and connections; prints the
+# figures (open files, memory per body, pipelining, big bodies against
+# small requests). The quick version is part of `make test`
+# (tests/cli/test_hostile.sh).
+.PHONY: hostile
+hostile: $(BIN)
+	python3 tests/hostile/hostile.py --bin $(BIN)
+
 .PHONY: valgrind soak
 valgrind: $(BIN)
 	@KPE_BIN=$(BIN) KPE_VALGRIND_FULL=1 sh tests/cli/test_valgrind.sh

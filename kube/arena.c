@@ -25,6 +25,10 @@ void arena_init(struct arena *a, size_t chunk_size)
     a->head = NULL;
     a->chunk_size = chunk_size ? chunk_size : ARENA_DEFAULT_CHUNK;
     a->total = 0;
+    a->limit = 0;
+    a->budget = NULL;
+    a->charged = 0;
+    a->over = 0;
 }
 
 void arena_destroy(struct arena *a)
@@ -36,8 +40,41 @@ void arena_destroy(struct arena *a)
         free(c);
         c = next;
     }
+    if (a->budget)
+        atomic_fetch_sub(&a->budget->used, (long long)(a->total + a->charged));
     a->head = NULL;
     a->total = 0;
+    a->charged = 0;
+}
+
+/* May a's owner hold n more bytes? Counts them in the budget if so. */
+static int admit(struct arena *a, size_t n)
+{
+    struct arena_budget *b = a->budget;
+
+    if (a->limit && (n > a->limit || a->total + a->charged > a->limit - n)) {
+        a->over = ARENA_OVER_LIMIT;
+        return -1;
+    }
+    if (!b)
+        return 0;
+    if (b->cap &&
+        atomic_fetch_add(&b->used, (long long)n) + (long long)n > b->cap) {
+        atomic_fetch_sub(&b->used, (long long)n);
+        a->over = ARENA_OVER_BUDGET;
+        return -1;
+    }
+    if (!b->cap)
+        atomic_fetch_add(&b->used, (long long)n);
+    return 0;
+}
+
+int arena_charge(struct arena *a, size_t n)
+{
+    if (admit(a, n) < 0)
+        return -1;
+    a->charged += n;
+    return 0;
 }
 
 static struct arena_chunk *chunk_new(struct arena *a, size_t need)
@@ -47,9 +84,14 @@ static struct arena_chunk *chunk_new(struct arena *a, size_t need)
 
     if (size > SIZE_MAX - sizeof(*c))
         return NULL;
-    c = malloc(sizeof(*c) + size);
-    if (!c)
+    if ((a->limit || a->budget) && admit(a, sizeof(*c) + size) < 0)
         return NULL;
+    c = malloc(sizeof(*c) + size);
+    if (!c) {
+        if (a->budget)
+            atomic_fetch_sub(&a->budget->used, (long long)(sizeof(*c) + size));
+        return NULL;
+    }
     c->size = size;
     c->used = 0;
     a->total += sizeof(*c) + size;

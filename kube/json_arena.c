@@ -48,6 +48,7 @@ struct jp {
     int base;              /* containers open around the value parsed */
     bool whole;            /* the value must end the input */
     size_t pool_block;     /* 0: size pools by the rest of the input */
+    bool no_nul;           /* JSON_ARENA_NO_NUL: refuse \u0000 */
 };
 
 /* Error at byte offset pos: compute line and column only now. */
@@ -195,6 +196,34 @@ static size_t utf8_valid_len(const unsigned char *p, const unsigned char *end)
     return n;
 }
 
+size_t json_utf8_invalid_at(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
+    size_t k;
+
+    while (p < end) {
+        if (*p < 0x80) {
+            uint64_t w;
+
+            /* Eight ASCII bytes at a time: bodies are mostly ASCII. */
+            while (end - p >= 8) {
+                memcpy(&w, p, 8);
+                if (w & 0x8080808080808080ULL)
+                    break;
+                p += 8;
+            }
+            while (p < end && *p < 0x80)
+                p++;
+            continue;
+        }
+        k = utf8_valid_len(p, end);
+        if (k == 0)
+            return (size_t)(p - (const unsigned char *)s);
+        p += k;
+    }
+    return n;
+}
+
 static int hex_val(unsigned c)
 {
     if (c - '0' < 10)
@@ -263,6 +292,12 @@ static int string_scan_slow(struct jp *j, const unsigned char *s,
                 if (hex_val(p[i]) < 0)
                     return fail_at(j, p - 1, "invalid \\u escape in string");
             }
+            /* Strings end at their first NUL once parsed: one inside
+             * would cut "rdma-1\u0000evil" to "rdma-1" without a word. */
+            if (j->no_nul && hex4(p + 1) == 0)
+                return fail_at(j, p - 1,
+                               "\\u0000 (NUL) in string: names and values "
+                               "may not hold it");
             *nl = *nl || hex4(p + 1) == '\n';
             p += 4;
         } else if (!strchr("\"\\/bfnrt", (int)*p) || *p == 0) {
@@ -770,8 +805,9 @@ static int parse(struct arena *a, const char *buf, char *situ, size_t len,
     struct jp j;
 
     *out = NULL;
-    if (flags != 0)
+    if (flags & ~JSON_ARENA_NO_NUL)
         return err_set(e, "json_arena_parse: unknown flags 0x%x", flags);
+    j.no_nul = (flags & JSON_ARENA_NO_NUL) != 0;
     if (!buf) /* allowed with len 0; avoids arithmetic on NULL */
         buf = "";
     j.situ = (unsigned char *)situ;
@@ -830,6 +866,7 @@ static void reader_jp(struct jp *j, const struct json_reader *r,
     j->base = r->depth;
     j->whole = r->depth == 0;
     j->pool_block = POOL_PART_BLOCK;
+    j->no_nul = false;
 }
 
 void json_reader_init(struct json_reader *r, const char *buf, size_t len,

@@ -21,10 +21,17 @@ struct err;
 #define JSON_ARENA_MAX_DEPTH 512
 
 /*
+ * Flag: refuse a string holding \u0000. Strings are read as C strings, so
+ * without it "rdma-1\u0000evil" reads as "rdma-1"; request bodies set it
+ * (the API server refuses such names), stored data keeps Go's decoding.
+ */
+#define JSON_ARENA_NO_NUL 0x1u
+
+/*
  * Parse the JSON text buf[0..len) into a cJSON tree allocated from a.
  *
  * Input: buf need not be NUL-terminated; nothing at or past buf[len] is
- * read. flags is reserved and must be 0. The text must be exactly one JSON
+ * read. flags is 0 or JSON_ARENA_NO_NUL. The text must be exactly one JSON
  * value (RFC 8259), optionally surrounded by whitespace: space, tab, CR
  * and LF only (cJSON also skips other control bytes; Go does not).
  *
@@ -65,6 +72,12 @@ struct err;
  */
 int json_arena_parse(struct arena *a, const char *buf, size_t len,
                      unsigned flags, struct cJSON **out, struct err *e);
+
+/*
+ * Offset of the first byte of s[0..n) that is not part of valid UTF-8
+ * (as json_arena_parse judges strings), or n when all of it is valid.
+ */
+size_t json_utf8_invalid_at(const char *s, size_t n);
 
 /*
  * json_arena_parse, decoding strings in place: keys and string values

@@ -3,6 +3,8 @@
  */
 #include "kube/json_writer.h"
 
+#include "kube/arena.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +50,10 @@ static void put(struct jsonw *w, const char *s, size_t n)
 
         while (cap < w->len + n + 1)
             cap *= 2;
+        if (w->charge && arena_charge(w->charge, cap - w->cap) < 0) {
+            w->failed = true;
+            return;
+        }
         nb = realloc(w->buf, cap);
         if (!nb) {
             w->failed = true;

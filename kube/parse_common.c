@@ -294,7 +294,10 @@ int kube_parse_taints(struct jw *w, const cJSON *obj, const char *key,
 
 /* ---- resource lists ---- */
 
-/* A quantity written as a JSON string or (as Quantity accepts) a number. */
+/*
+ * A quantity written as a JSON string or (as Quantity accepts) a number,
+ * in a resource list: never negative.
+ */
 static int parse_quantity(struct jw *w, const cJSON *v, struct kube_quantity *q)
 {
     char num[40], quoted[160];
@@ -309,6 +312,14 @@ static int parse_quantity(struct jw *w, const cJSON *v, struct kube_quantity *q)
         return jw_fail_type(w, "a quantity string", v);
     if (kube_quantity_parse(s, q, &qe) < 0)
         return jw_fail(w, "invalid quantity %s",
+                       err_quote(quoted, sizeof(quoted), s, 64));
+    /* Resource lists hold no negative amounts: the API server refuses
+     * them (ValidateResourceQuantityValue) and a fit test would count a
+     * negative request as free capacity. */
+    if (q->nanos < 0)
+        return jw_fail(w,
+                       "invalid quantity %s: must be greater than or "
+                       "equal to 0",
                        err_quote(quoted, sizeof(quoted), s, 64));
     return 0;
 }

@@ -45,15 +45,59 @@ static int keep_span(void *arg, size_t i, struct json_span el)
     return 0;
 }
 
-/* Spans of Nodes.items[*] in the raw body, for echoing them verbatim. */
-static void find_node_spans(const char *body, size_t len, struct ext_args *x)
+/*
+ * Spans of Nodes.items[*] in the raw body, for echoing them verbatim. The
+ * answer must stay valid JSON, so a node holding bytes that are not UTF-8
+ * (the parser read them as U+FFFD) is refused rather than echoed.
+ */
+static int find_node_spans(const char *body, size_t len, struct ext_args *x,
+                           struct err *e)
 {
     struct json_span root = json_scan_value(body, len, 0), nodes, items;
     struct node_span_ctx c = { x->node_spans, x->n_nodes };
+    size_t i, bad;
 
     if (json_scan_member(body, len, root, "Nodes", &nodes) &&
         json_scan_member(body, len, nodes, "items", &items))
         json_scan_array(body, len, items, keep_span, &c);
+    for (i = 0; i < x->n_nodes; i++) {
+        const struct json_span *sp = &x->node_spans[i];
+
+        if (sp->end <= sp->start)
+            continue;
+        bad = json_utf8_invalid_at(body + sp->start, sp->end - sp->start);
+        if (bad < sp->end - sp->start)
+            return err_set(e,
+                           "Nodes.items[%zu]: invalid UTF-8 at byte %zu of "
+                           "the body",
+                           i, sp->start + bad);
+    }
+    return 0;
+}
+
+/*
+ * A node name is a DNS-1123 subdomain (the API server refuses others), so
+ * printable ASCII: anything else (a control byte, U+FFFD from invalid
+ * UTF-8) would only reach the answer as a name no node has.
+ */
+static int check_node_name(bool in_nodes, size_t index, const char *name,
+                           struct err *e)
+{
+    char q[160];
+    size_t i;
+
+    for (i = 0; name[i]; i++) {
+        unsigned char c = (unsigned char)name[i];
+
+        if (c < 0x21 || c > 0x7e)
+            return err_set(e,
+                           "%s[%zu]%s: invalid node name %s: byte %zu "
+                           "(0x%02x) is not allowed in a DNS-1123 subdomain",
+                           in_nodes ? "Nodes.items" : "NodeNames", index,
+                           in_nodes ? ".metadata.name" : "",
+                           err_quote(q, sizeof(q), name, 120), i, c);
+    }
+    return 0;
 }
 
 static int decode_nodes(struct arena *a, const cJSON *nodes, struct ext_args *x,
@@ -80,6 +124,8 @@ static int decode_nodes(struct arena *a, const cJSON *nodes, struct ext_args *x,
         snprintf(path, sizeof(path), "Nodes.items[%zu]", i);
         if (kube_node_from_cjson(a, it, path, &x->nodes[i], e) < 0)
             return -1;
+        if (x->nodes[i].name && check_node_name(true, i, x->nodes[i].name, e))
+            return -1;
         i++;
     }
     return 0;
@@ -101,6 +147,8 @@ static int decode_names(struct arena *a, const cJSON *names, struct ext_args *x,
     {
         if (!cJSON_IsString(it))
             return err_set(e, "NodeNames[%zu]: expected a string", i);
+        if (check_node_name(false, i, it->valuestring, e) < 0)
+            return -1;
         x->names[i++] = it->valuestring;
     }
     return 0;
@@ -113,7 +161,7 @@ int ext_decode_args(struct arena *a, const char *body, size_t len,
     const cJSON *pod, *nodes, *names;
 
     memset(x, 0, sizeof(*x));
-    if (json_arena_parse(a, body, len, 0, &root, e) < 0)
+    if (json_arena_parse(a, body, len, JSON_ARENA_NO_NUL, &root, e) < 0)
         return err_prefix(e, "request body: ");
     if (!cJSON_IsObject(root))
         return err_set(e, "request body: expected an ExtenderArgs object");
@@ -128,8 +176,8 @@ int ext_decode_args(struct arena *a, const char *body, size_t len,
         x->has_nodes = true;
         if (decode_nodes(a, nodes, x, e) < 0)
             return -1;
-        if (want_spans)
-            find_node_spans(body, len, x);
+        if (want_spans && find_node_spans(body, len, x, e) < 0)
+            return -1;
     }
     if (names && !cJSON_IsNull(names)) {
         x->has_names = true;
@@ -350,6 +398,7 @@ char *ext_filter(const struct eval_plans *plans, const struct cluster *cl,
     size_t n = 0, i;
 
     jsonw_init(&w, 0);
+    w.charge = a; /* the answer counts against the request's memory */
     if (ext_decode_args(a, body, len, true, &x, &e) < 0)
         goto fail;
     if (!x.has_nodes && !x.has_names) {
@@ -528,6 +577,7 @@ char *ext_prioritize(const struct eval_plans *plans, const struct cluster *cl,
         dec->node = NULL;
     }
     jsonw_init(&w, 0);
+    w.charge = a; /* the answer counts against the request's memory */
     jsonw_begin_array(&w);
     for (i = 0; i < n; i++) {
         int fi = r.nodes[i].feasible_index;
@@ -682,7 +732,7 @@ char *ext_preempt(const struct eval_plans *plans, const struct cluster *cl,
     struct jsonw w;
     size_t n = 0, i, k;
 
-    if (json_arena_parse(a, body, len, 0, &root, e) < 0) {
+    if (json_arena_parse(a, body, len, JSON_ARENA_NO_NUL, &root, e) < 0) {
         err_prefix(e, "request body: ");
         return NULL;
     }
@@ -699,6 +749,7 @@ char *ext_preempt(const struct eval_plans *plans, const struct cluster *cl,
         decode_candidates(a, root, &cands, &n, e) < 0)
         return NULL;
     jsonw_init(&w, 0);
+    w.charge = a; /* the answer counts against the request's memory */
     jsonw_begin_object(&w);
     jsonw_key(&w, "NodeNameToMetaVictims");
     jsonw_begin_object(&w);
@@ -748,7 +799,7 @@ int ext_decode_binding(struct arena *a, const char *body, size_t len,
     out[1] = &b->pod_namespace;
     out[2] = &b->pod_uid;
     out[3] = &b->node;
-    if (json_arena_parse(a, body, len, 0, &root, e) < 0)
+    if (json_arena_parse(a, body, len, JSON_ARENA_NO_NUL, &root, e) < 0)
         return err_prefix(e, "request body: ");
     if (!cJSON_IsObject(root))
         return err_set(e, "request body: expected an ExtenderBindingArgs "

@@ -22,6 +22,9 @@
 #include <event2/listener.h>
 #include <event2/thread.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -35,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "server/http_conns.h"
 #include "server/log.h"
 #include "server/version.h"
 
@@ -42,6 +46,9 @@
     (EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT |     \
      EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS | EVHTTP_REQ_TRACE |               \
      EVHTTP_REQ_CONNECT | EVHTTP_REQ_PATCH)
+
+/* A request whose memory passed this has it trimmed back afterwards. */
+#define SRV_TRIM_AFTER (16u << 20)
 
 /* Prometheus buckets for request latency, in seconds. */
 static const double latency_bounds[] = { 0.0005, 0.001, 0.0025, 0.005, 0.01,
@@ -66,6 +73,7 @@ struct srv_worker {
     struct timeval read_tv, idle_tv;
     struct timespec drain_deadline;
     int busy; /* requests dispatched and not yet fully written */
+    struct srv_conns conns;
 };
 
 /* The worker running on this thread (its input callbacks need it). */
@@ -242,7 +250,6 @@ static struct srv_route *find_route(struct server *s, const char *path)
 }
 
 static void on_complete(struct evhttp_request *req, void *arg);
-static void on_abandoned(struct evhttp_connection *evcon, void *arg);
 
 /* Send r on req once; returns the body length sent. */
 static size_t send_response(struct srv_worker *w, struct evhttp_request *req,
@@ -251,6 +258,7 @@ static size_t send_response(struct srv_worker *w, struct evhttp_request *req,
     struct evkeyvalq *h = evhttp_request_get_output_headers(req);
     struct evbuffer *b = evbuffer_new();
     struct evhttp_connection *evcon;
+    enum evhttp_cmd_type cmd;
     size_t len = r->len;
 
     if (r->content_type)
@@ -269,15 +277,31 @@ static size_t send_response(struct srv_worker *w, struct evhttp_request *req,
         r->status = 500;
         len = 0;
     }
+    cmd = evhttp_request_get_command(req);
+    if (cmd == EVHTTP_REQ_HEAD || cmd == EVHTTP_REQ_CONNECT) {
+        /* evhttp writes no Content-Length for these but would write the
+         * body: HEAD gets the GET answer's length and no body (RFC 9110
+         * section 9.3.2); CONNECT, which we never tunnel, gets its short
+         * answer framed, then the connection is closed (on_complete). */
+        char n[24];
+
+        snprintf(n, sizeof(n), "%zu", len);
+        evhttp_add_header(h, "Content-Length", n);
+        if (cmd == EVHTTP_REQ_HEAD && b)
+            evbuffer_drain(b, evbuffer_get_length(b));
+    }
     w->busy++;
     evhttp_request_set_on_complete_cb(req, on_complete, w);
     /* A reply that is never completely written (the client reset the
      * connection, or stopped reading until the timeout) gets no
-     * on_complete; the connection's close callback settles it instead. */
+     * on_complete; the connection's close callback (http_conns.c)
+     * settles it instead. */
     evcon = evhttp_request_get_connection(req);
-    if (evcon)
-        evhttp_connection_set_closecb(evcon, on_abandoned, w);
     evhttp_send_reply(req, r->status, NULL, b);
+    /* After evhttp_send_reply, which re-enables reading to see a close. */
+    if (evcon)
+        bufferevent_setwatermark(evhttp_connection_get_bufferevent(evcon),
+                                 EV_READ, 0, SRV_PIPELINE_READ_LIMIT);
     if (b)
         evbuffer_free(b);
     return len;
@@ -296,7 +320,10 @@ static void reply_method_not_allowed(struct srv_route *rt,
     srv_reply_text(r, 405, "405 method not allowed\n");
 }
 
-/* Copy the request body into the arena, NUL-terminated. */
+/*
+ * Copy the request body into the arena, NUL-terminated, and free evhttp's
+ * copy at once (it would otherwise live until the answer is written).
+ */
 static char *copy_body(struct evhttp_request *req, struct arena *a, size_t *len)
 {
     struct evbuffer *in = evhttp_request_get_input_buffer(req);
@@ -309,7 +336,57 @@ static char *copy_body(struct evhttp_request *req, struct arena *a, size_t *len)
     if (*len && evbuffer_copyout(in, buf, *len) != (ev_ssize_t)*len)
         return NULL;
     buf[*len] = '\0';
+    evbuffer_drain(in, *len);
     return buf;
+}
+
+/*
+ * The memory a request with a body of len bytes may use (arena, answer):
+ * SRV_REQ_MEM_FACTOR x len + SRV_REQ_MEM_BASE, and no more than what
+ * --max-inflight-bytes leaves beside its received body, so that a request
+ * too big for the server gets 413 (never fits) rather than 503 (retry).
+ */
+static size_t request_memory_limit(const struct server *s, size_t len)
+{
+    size_t cap = (size_t)s->opts.max_inflight_bytes, room = 1 << 20;
+
+    if (cap > len + (2u << 20))
+        room = cap - len - (1u << 20);
+    if (room < SRV_REQ_MEM_BASE ||
+        len > (room - SRV_REQ_MEM_BASE) / SRV_REQ_MEM_FACTOR)
+        return room;
+    return len * SRV_REQ_MEM_FACTOR + SRV_REQ_MEM_BASE;
+}
+
+/*
+ * Answer a request refused for memory: 413 when it alone needs more than
+ * request_memory_limit() (it will never fit), 503 when the requests in
+ * flight hold the budget (retry later). msg is the caller's buffer.
+ */
+static void refuse_memory(struct server *s, const struct arena *a,
+                          size_t body_len, struct srv_response *r, char *msg,
+                          size_t msg_size)
+{
+    long long mib = 1 << 20;
+
+    if (a->over == ARENA_OVER_LIMIT) {
+        metrics_counter_add(s->mem_refused_request, 1);
+        snprintf(msg, msg_size,
+                 "413 request needs more than %zu MiB to answer (at most %d "
+                 "x its body of %zu bytes + %d MiB, within "
+                 "--max-inflight-bytes): send fewer nodes\n",
+                 request_memory_limit(s, body_len) >> 20, SRV_REQ_MEM_FACTOR,
+                 body_len, SRV_REQ_MEM_BASE >> 20);
+        srv_reply_text(r, 413, msg);
+        return;
+    }
+    metrics_counter_add(s->mem_refused_inflight, 1);
+    snprintf(msg, msg_size,
+             "503 busy: requests in flight hold %lld MiB of "
+             "--max-inflight-bytes %lld MiB; retry\n",
+             atomic_load(&s->mem.used) / mib, s->mem.cap / mib);
+    srv_response_header(r, "Retry-After", "1");
+    srv_reply_text(r, 503, msg);
 }
 
 static void log_request(const struct srv_request *q, int status, size_t bytes,
@@ -318,6 +395,38 @@ static void log_request(const struct srv_request *q, int status, size_t bytes,
     LOG_VS(2, "HTTP", LOG_S("method", q->method), LOG_S("path", q->path),
            LOG_I("status", status), LOG_I("bytes", bytes),
            LOG_F("duration_ms", secs * 1000.0));
+}
+
+/*
+ * RFC 9112 section 6.3: a request whose length is ambiguous (more than one
+ * Content-Length, a value that is not plain digits such as "+10", or
+ * Content-Length beside Transfer-Encoding) is refused with 400 and the
+ * connection is closed, since a proxy in front of us may have framed it
+ * differently. evhttp has already read a body by the first value; nothing
+ * after it on this connection is trusted. Returns the message, or NULL.
+ */
+static const char *framing_error(struct evhttp_request *req)
+{
+    const struct evkeyvalq *h = evhttp_request_get_input_headers(req);
+    const struct evkeyval *kv;
+    int n_len = 0, n_te = 0;
+
+    for (kv = h->tqh_first; kv; kv = kv->next.tqe_next) {
+        if (!evutil_ascii_strcasecmp(kv->key, "Transfer-Encoding")) {
+            n_te++;
+            continue;
+        }
+        if (evutil_ascii_strcasecmp(kv->key, "Content-Length"))
+            continue;
+        if (++n_len > 1)
+            return "400 bad request: more than one Content-Length header\n";
+        if (!*kv->value || strspn(kv->value, "0123456789") != strlen(kv->value))
+            return "400 bad request: Content-Length is not a decimal number "
+                   "of bytes\n";
+    }
+    if (n_len && n_te)
+        return "400 bad request: both Content-Length and Transfer-Encoding\n";
+    return NULL;
 }
 
 /* The evhttp generic callback: every request of a worker comes here. */
@@ -331,26 +440,45 @@ static void route_request(struct evhttp_request *req, void *arg)
     struct srv_request q = { 0 };
     struct srv_route *rt;
     struct arena a;
+    const char *framing;
+    char msg[256];
+    int big;
     double t0 = now_mono(), dt;
     size_t sent;
     int oc;
 
     arena_init(&a, 0);
+    /* Bounded by the body's size (set once it is known) and in total. */
+    a.budget = &s->mem;
+    a.limit = request_memory_limit(
+        s, evbuffer_get_length(evhttp_request_get_input_buffer(req)));
     q.method = method_name(evhttp_request_get_command(req));
     q.path = path && *path ? path : "/";
     q.arena = &a;
     q.ev = req;
     rt = find_route(s, q.path);
-    if (!rt) {
+    if ((framing = framing_error(req))) {
+        rt = &s->unmatched;
+        srv_response_header(&r, "Connection", "close");
+        srv_reply_text(&r, 400, framing);
+    } else if (!rt) {
         rt = &s->unmatched;
         srv_reply_text(&r, 404, "404 page not found\n");
     } else if (!method_allowed(rt->methods, evhttp_request_get_command(req))) {
         reply_method_not_allowed(rt, &r);
+    } else if (s->mem.cap && atomic_load(&s->mem.used) > s->mem.cap) {
+        a.over = ARENA_OVER_BUDGET;
+        refuse_memory(s, &a, 0, &r, msg, sizeof(msg));
     } else if (!(q.body = copy_body(req, &a, &q.body_len))) {
-        srv_reply_text(&r, 500, "out of memory\n");
+        if (a.over)
+            refuse_memory(s, &a, q.body_len, &r, msg, sizeof(msg));
+        else
+            srv_reply_text(&r, 500, "out of memory\n");
     } else {
         rt->fn(s, &q, &r, rt->arg);
-        if (!r.replied) {
+        if (a.over)
+            refuse_memory(s, &a, q.body_len, &r, msg, sizeof(msg));
+        else if (!r.replied) {
             LOG_ERROR("handler for %s sent no response", rt->path);
             srv_reply_text(&r, 500, "handler sent no response\n");
         }
@@ -361,7 +489,14 @@ static void route_request(struct evhttp_request *req, void *arg)
     metrics_counter_add(route_counter(s, rt, r.status), 1);
     metrics_histogram_observe(route_histogram(s, rt, oc), dt);
     log_request(&q, r.status, sent, dt);
+    big = a.total + a.charged > SRV_TRIM_AFTER;
     arena_destroy(&a);
+#ifdef __GLIBC__
+    /* Give a big request's memory back to the system rather than keep
+     * it resident in malloc's free lists. */
+    if (big)
+        malloc_trim(0);
+#endif
 }
 
 int srv_register_route(struct server *s, const char *path, unsigned methods,
@@ -440,22 +575,18 @@ static void on_complete(struct evhttp_request *req, void *arg)
     w->busy--;
     if (!evcon)
         return;
-    evhttp_connection_set_closecb(evcon, NULL, NULL);
     bev = evhttp_connection_get_bufferevent(evcon);
     evhttp_connection_set_timeout_tv(evcon, &w->idle_tv);
+    /* The reply is out: read the next request (see SRV_PIPELINE_READ_LIMIT). */
+    bufferevent_setwatermark(bev, EV_READ, 0, 0);
+    /* evhttp keeps a CONNECT's connection open whatever its headers say;
+     * a CONNECT is never tunnelled here, so end it: the next read sees
+     * the end of the stream and evhttp frees the connection. */
+    if (evhttp_request_get_command(req) == EVHTTP_REQ_CONNECT)
+        shutdown(bufferevent_getfd(bev), SHUT_RDWR);
     in = bufferevent_get_input(bev);
     evbuffer_remove_cb(in, on_input, bev);
     evbuffer_add_cb(in, on_input, bev);
-}
-
-/* The connection closed with a reply still unwritten (see send_response):
- * the request is no longer in flight. */
-static void on_abandoned(struct evhttp_connection *evcon, void *arg)
-{
-    struct srv_worker *w = arg;
-
-    (void)evcon;
-    w->busy--;
 }
 
 /* evhttp's bufferevent factory: one per accepted connection. */
@@ -465,20 +596,34 @@ static struct bufferevent *make_bev(struct event_base *base, void *arg)
     struct bufferevent *bev;
     SSL *ssl;
 
-    if (!w->srv->ssl_ctx)
-        return bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
-    ssl = SSL_new(w->srv->ssl_ctx);
-    if (!ssl)
-        return NULL;
-    bev = bufferevent_openssl_socket_new(
-        base, -1, ssl, BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE);
-    if (!bev) {
-        SSL_free(ssl);
-        return NULL;
+    if (!w->srv->ssl_ctx) {
+        bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+    } else {
+        ssl = SSL_new(w->srv->ssl_ctx);
+        if (!ssl)
+            return NULL;
+        bev = bufferevent_openssl_socket_new(
+            base, -1, ssl, BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE);
+        if (!bev) {
+            SSL_free(ssl);
+            return NULL;
+        }
+        /* Clients that close without close_notify are not an error. */
+        bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
     }
-    /* Clients that close without close_notify are not an error. */
-    bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
+    if (bev)
+        srv_conns_accepted(&w->conns, bev);
     return bev;
+}
+
+/* accept() failed with something other than EAGAIN or EINTR: instead of
+ * libevent's warning on every retry (a busy loop on EMFILE), pause. */
+static void on_accept_error(struct evconnlistener *l, void *arg)
+{
+    (void)l;
+    (void)arg;
+    if (this_worker)
+        srv_conns_accept_failed(&this_worker->conns, EVUTIL_SOCKET_ERROR());
 }
 
 static int ssl_error(struct err *e, const char *what, const char *path)
@@ -612,6 +757,7 @@ static void on_drain(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     if (w->bound) {
+        srv_conns_forget_listener(&w->conns);
         evhttp_del_accept_socket(w->http, w->bound);
         w->bound = NULL;
     }
@@ -654,7 +800,6 @@ static int worker_init(struct server *s, struct srv_worker *w, struct err *e)
     evhttp_set_max_body_size(w->http, o->max_body_bytes);
     evhttp_set_max_headers_size(w->http, o->max_header_bytes);
     evhttp_set_allowed_methods(w->http, ALL_METHODS);
-    evhttp_set_flags(w->http, EVHTTP_SERVER_LINGERING_CLOSE);
     evhttp_set_bevcb(w->http, make_bev, w);
     evhttp_set_gencb(w->http, route_request, w);
     /* Shared fd: this listener must not close it (no CLOSE_ON_FREE). */
@@ -667,6 +812,10 @@ static int worker_init(struct server *s, struct srv_worker *w, struct err *e)
         evconnlistener_free(l);
         return err_set(e, "worker %d: cannot listen", w->index);
     }
+    evconnlistener_set_error_cb(l, on_accept_error);
+    if (srv_conns_init(&w->conns, s, w->base, l, &w->busy, o->read_timeout) !=
+        0)
+        return err_set(e, "worker %d: out of memory", w->index);
     return 0;
 }
 
@@ -674,6 +823,7 @@ static void worker_free(struct srv_worker *w)
 {
     if (w->http)
         evhttp_free(w->http);
+    srv_conns_free(&w->conns);
     if (w->drain_ev)
         event_free(w->drain_ev);
     if (w->check_ev)
@@ -717,6 +867,7 @@ static int start_threads(struct server *s, struct err *e)
 int srv_start(struct server *s, struct err *e)
 {
     int i, n = s->opts.workers;
+    long nofile;
 
     if (s->started)
         return err_set(e, "server already started");
@@ -726,6 +877,10 @@ int srv_start(struct server *s, struct err *e)
 
         n = cpus > 0 ? (int)cpus : 1;
     }
+    nofile = srv_raise_nofile();
+    s->max_conns = s->opts.max_connections > 0
+                       ? s->opts.max_connections
+                       : srv_default_max_connections(nofile);
     if (tls_setup(s, e) != 0 || listen_socket(s, e) != 0)
         return -1;
     s->workers = calloc((size_t)n, sizeof(*s->workers));
@@ -740,8 +895,10 @@ int srv_start(struct server *s, struct err *e)
     }
     if (start_threads(s, e) != 0)
         return -1;
-    LOG_INFO("serving on %s://%s (port %d) with %d workers",
-             s->ssl_ctx ? "https" : "http", s->opts.listen, s->port, n);
+    LOG_INFO("serving on %s://%s (port %d) with %d workers, at most %d "
+             "connections",
+             s->ssl_ctx ? "https" : "http", s->opts.listen, s->port, n,
+             s->max_conns);
     return 0;
 }
 
@@ -943,6 +1100,88 @@ static double gauge_ready(void *arg)
     return atomic_load(&((struct server *)arg)->ready) ? 1 : 0;
 }
 
+static double gauge_conns(void *arg)
+{
+    return atomic_load(&((struct server *)arg)->conns_open);
+}
+
+static double gauge_max_conns(void *arg)
+{
+    return ((struct server *)arg)->max_conns;
+}
+
+static double gauge_inflight(void *arg)
+{
+    return (double)atomic_load(&((struct server *)arg)->mem.used);
+}
+
+static double gauge_receiving(void *arg)
+{
+    return (double)atomic_load(&((struct server *)arg)->mem_receiving);
+}
+
+static double gauge_max_inflight(void *arg)
+{
+    return (double)((struct server *)arg)->opts.max_inflight_bytes;
+}
+
+static double gauge_max_body(void *arg)
+{
+    return (double)((struct server *)arg)->opts.max_body_bytes;
+}
+
+/* Connections: open, the cap, pauses of accept() and idle ones closed;
+ * memory in flight and its refusals. */
+static int conn_metrics(struct server *s)
+{
+    static const char paused[] = "kpe_http_accept_paused_total";
+    static const char paused_help[] =
+        "Times accepting connections paused for 100 ms, by reason: the "
+        "connection cap, or accept() failing (EMFILE...).";
+
+    s->accept_paused_cap =
+        metrics_counter(s->metrics, paused, paused_help, "reason=\"cap\"");
+    s->accept_paused_error =
+        metrics_counter(s->metrics, paused, paused_help, "reason=\"error\"");
+    s->conns_shed = metrics_counter(
+        s->metrics, "kpe_http_connections_shed_total",
+        "Connections silent for 250 ms or more closed to make room at the cap.",
+        "");
+    s->mem_refused_request = metrics_counter(
+        s->metrics, "kpe_http_memory_refusals_total",
+        "Requests refused for memory: one needing more than 8 x its body + "
+        "8 MiB (413), or the requests in flight holding "
+        "--max-inflight-bytes (503).",
+        "reason=\"request\"");
+    s->mem_refused_inflight = metrics_counter(
+        s->metrics, "kpe_http_memory_refusals_total",
+        "Requests refused for memory: one needing more than 8 x its body + "
+        "8 MiB (413), or the requests in flight holding "
+        "--max-inflight-bytes (503).",
+        "reason=\"inflight\"");
+    if (!s->accept_paused_cap || !s->accept_paused_error || !s->conns_shed ||
+        !s->mem_refused_request || !s->mem_refused_inflight ||
+        !metrics_gauge_fn(s->metrics, "kpe_http_inflight_bytes",
+                          "Memory held by requests in flight.", "",
+                          gauge_inflight, s) ||
+        !metrics_gauge_fn(s->metrics, "kpe_http_receiving_bytes",
+                          "The part of kpe_http_inflight_bytes received "
+                          "and not yet answered (at most half the cap).",
+                          "", gauge_receiving, s) ||
+        !metrics_gauge_fn(s->metrics, "kpe_http_max_inflight_bytes",
+                          "--max-inflight-bytes.", "", gauge_max_inflight, s) ||
+        !metrics_gauge_fn(s->metrics, "kpe_http_max_body_bytes",
+                          "--max-body-bytes.", "", gauge_max_body, s) ||
+        !metrics_gauge_fn(s->metrics, "kpe_http_connections",
+                          "Open client connections.", "", gauge_conns, s) ||
+        !metrics_gauge_fn(s->metrics, "kpe_http_max_connections",
+                          "The cap on open client connections "
+                          "(--max-connections).",
+                          "", gauge_max_conns, s))
+        return -1;
+    return 0;
+}
+
 static int builtin_metrics(struct server *s)
 {
     char labels[256], v[64], g[64];
@@ -961,7 +1200,8 @@ static int builtin_metrics(struct server *s)
                           "in seconds.",
                           "", gauge_start_time, s) ||
         !metrics_gauge_fn(s->metrics, "kpe_ready",
-                          "1 when /readyz answers 200.", "", gauge_ready, s))
+                          "1 when /readyz answers 200.", "", gauge_ready, s) ||
+        conn_metrics(s) != 0)
         return -1;
     return 0;
 }
@@ -977,6 +1217,7 @@ struct server *srv_new(const struct srv_options *o, struct err *e)
         return NULL;
     }
     s->opts = *o;
+    s->mem.cap = o->max_inflight_bytes;
     arena_init(&s->arena, 0);
     pthread_mutex_init(&s->lock, NULL);
     snprintf(s->not_ready_reason, sizeof(s->not_ready_reason), "starting");

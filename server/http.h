@@ -15,6 +15,15 @@
 #include "kube/err.h"
 #include "server/server.h"
 
+/*
+ * Memory per request: its arena (the body's copy, the parse, evaluation)
+ * and its answer may hold SRV_REQ_MEM_FACTOR times the body plus
+ * SRV_REQ_MEM_BASE, else the request gets 413; all requests in flight
+ * share --max-inflight-bytes, else 503 (see SECURITY.md for the figures).
+ */
+#define SRV_REQ_MEM_FACTOR 8
+#define SRV_REQ_MEM_BASE   (8 << 20)
+
 /* What a handler sees; every pointer is valid until the handler returns. */
 struct srv_request {
     const char *method;  /* "GET", "POST", ... */

@@ -81,12 +81,24 @@ static const struct opt_def opt_table[] = {
       "none" },
     { "max-body-bytes", NULL, OT_BYTES, OFF(max_body_bytes), 1024,
       (1ll << 34), NULL, "BYTES",
-      "largest request body (Ki/Mi/Gi suffixes); 413 above it. The default "
-      "fits ExtenderArgs with 5,000 full nodes of ~15 KB plus the pod",
+      "largest request body (Ki/Mi/Gi suffixes); 413 above it, from the "
+      "headers. The default fits ExtenderArgs with ~1,000 full nodes of "
+      "~15 KB (NodeNames for 5,000 nodes take ~150 KB) and, with "
+      "--max-inflight-bytes, the shipped 256Mi memory limit",
+      "16Mi" },
+    { "max-inflight-bytes", NULL, OT_BYTES, OFF(max_inflight_bytes),
+      1 << 20, (1ll << 40), NULL, "BYTES",
+      "memory for all requests in flight: bodies being received, their "
+      "parsing and answers until written. Above it reading pauses and new "
+      "requests get 503; one request may use 8 x its body + 8 MiB, or 413",
       "128Mi" },
     { "max-header-bytes", NULL, OT_BYTES, OFF(max_header_bytes), 1024,
       (1ll << 24), NULL, "BYTES", "largest request line plus headers",
       "64Ki" },
+    { "max-connections", NULL, OT_INT, OFF(max_connections), 1, 1000000,
+      NULL, "N", "open connections at most; at the cap the connection "
+      "silent for longest (250 ms or more) is closed, or accepting pauses for "
+      "100 ms", "the open-file limit (raised to the hard limit) minus 64" },
     { "read-timeout", NULL, OT_INT, OFF(read_timeout), 1, 86400, NULL,
       "SECONDS", "drop a connection that sends or accepts nothing for this "
       "long while a request is read or its answer written", "30" },
@@ -145,6 +157,7 @@ void opts_defaults(struct srv_options *o)
     o->compat = OPTS_COMPAT_NONE;
     o->policy_watch_ms = 1000;
     o->max_body_bytes = (long long)OPTS_DEFAULT_MAX_BODY;
+    o->max_inflight_bytes = OPTS_DEFAULT_MAX_INFLIGHT;
     o->max_header_bytes = OPTS_DEFAULT_MAX_HEADERS;
     o->read_timeout = OPTS_DEFAULT_READ_TIMEOUT;
     o->idle_timeout = OPTS_DEFAULT_IDLE_TIMEOUT;

@@ -14,8 +14,10 @@
 #include "kube/arena.h"
 #include "kube/err.h"
 
-#define OPTS_DEFAULT_LISTEN       "127.0.0.1:8888"
-#define OPTS_DEFAULT_MAX_BODY     (128ull << 20) /* 5,000 nodes x ~15 KB */
+#define OPTS_DEFAULT_LISTEN   "127.0.0.1:8888"
+#define OPTS_DEFAULT_MAX_BODY (16ull << 20) /* ~1,000 full nodes */
+/* Requests in flight: fits the shipped 256Mi memory limit (SECURITY.md). */
+#define OPTS_DEFAULT_MAX_INFLIGHT (128ll << 20)
 #define OPTS_DEFAULT_MAX_HEADERS  (64 << 10)
 #define OPTS_DEFAULT_READ_TIMEOUT 30
 #define OPTS_DEFAULT_IDLE_TIMEOUT 120 /* above Go's 90 s IdleConnTimeout */
@@ -50,6 +52,8 @@ struct srv_options {
     const char *tls_client_ca_file;
     long long max_body_bytes;
     long long max_header_bytes;
+    int max_connections; /* 0: derived from the open-file limit */
+    long long max_inflight_bytes;
     int read_timeout;   /* seconds */
     int idle_timeout;   /* seconds */
     int shutdown_grace; /* seconds */

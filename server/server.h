@@ -76,6 +76,23 @@ struct server {
     int started;
     atomic_int stopping;
     double start_time; /* Unix seconds */
+    /* Connections (server/http_conns.c). */
+    atomic_int conns_open;
+    int max_conns; /* --max-connections, or derived at srv_start() */
+    atomic_llong pause_logged;    /* ms of the last "not accepting" line */
+    atomic_llong pauses_unlogged; /* pauses since that line */
+    struct metrics_counter *accept_paused_cap;
+    struct metrics_counter *accept_paused_error;
+    struct metrics_counter *conns_shed;
+    /* Memory of requests in flight: bytes received and not yet answered,
+     * request arenas and answers being built or written, against
+     * --max-inflight-bytes (server/http.c, server/http_conns.c). */
+    struct arena_budget mem;
+    atomic_llong mem_receiving; /* the part of mem.used still being read:
+                                 * at most half of the cap (the rest is
+                                 * for answering) */
+    struct metrics_counter *mem_refused_request;
+    struct metrics_counter *mem_refused_inflight;
 };
 
 #endif

@@ -512,6 +512,49 @@ static const struct {
       0 },
 };
 
+/* JSON_ARENA_NO_NUL (request bodies): \u0000 is refused where it is,
+ * in values and keys; other escapes and a plain "\\u0000" text still
+ * parse; without the flag the NUL decodes as Go does. */
+static void no_nul_flag_should_refuse_escaped_nul(void **state)
+{
+    static const struct {
+        const char *json;
+        size_t at; /* byte of the backslash; 0: parses */
+    } cases[] = {
+        { "\"rdma-1\\u0000evil\"", 7 }, { "{\"a\\u0000\":1}", 3 },
+        { "[\"x\",\"\\u0000\"]", 6 },   { "\"\\u0001\\u00e9\"", 0 },
+        { "\"\\\\u0000\"", 0 }, /* an escaped backslash, then text */
+    };
+    struct arena a;
+    struct err e;
+    cJSON *root;
+    size_t i;
+    char want[64];
+
+    (void)state;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *j = cases[i].json;
+        int rc;
+
+        arena_init(&a, 0);
+        rc = json_arena_parse(&a, j, strlen(j), JSON_ARENA_NO_NUL, &root, &e);
+        if (!cases[i].at) {
+            if (rc != 0)
+                fail_msg("%s: %s", j, e.msg);
+        } else {
+            snprintf(want, sizeof(want), "invalid JSON at byte %zu ",
+                     cases[i].at);
+            if (rc != -1 || strncmp(e.msg, want, strlen(want)) ||
+                !strstr(e.msg, "(NUL) in string"))
+                fail_msg("%s: rc %d, \"%s\"", j, rc, rc ? e.msg : "");
+            /* Without the flag it parses. */
+            assert_int_equal(json_arena_parse(&a, j, strlen(j), 0, &root, &e),
+                             0);
+        }
+        arena_destroy(&a);
+    }
+}
+
 static void strings_should_decode_like_go(void **state)
 {
     char doc[256], key[256];
@@ -820,6 +863,7 @@ int main(void)
         cmocka_unit_test(every_prefix_of_a_node_should_fail_at_its_end),
         cmocka_unit_test(nesting_should_stop_after_the_limit),
         cmocka_unit_test(strings_should_decode_like_go),
+        cmocka_unit_test(no_nul_flag_should_refuse_escaped_nul),
         cmocka_unit_test(numbers_should_round_like_strtod_and_keep_text),
         cmocka_unit_test(big_integers_should_keep_exact_text),
         cmocka_unit_test(megabyte_string_should_survive_intact),

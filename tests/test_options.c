@@ -43,6 +43,8 @@ static void field_text(const struct srv_options *o, const char *field,
         snprintf(buf, n, "%d", o->verbosity);
     else if (!strcmp(field, "max_body_bytes"))
         snprintf(buf, n, "%lld", o->max_body_bytes);
+    else if (!strcmp(field, "max_inflight_bytes"))
+        snprintf(buf, n, "%lld", o->max_inflight_bytes);
     else if (!strcmp(field, "timeouts"))
         snprintf(buf, n, "%d|%d|%d", o->read_timeout, o->idle_timeout,
                  o->shutdown_grace);
@@ -114,11 +116,21 @@ static void flags_should_parse_into_options(void **state)
           "listen",
           "127.0.0.1:8888|127.0.0.1|8888" },
         { "default workers mean auto", { NULL }, NULL, "workers", "0" },
-        { "default body limit is 128 MiB",
+        { "default body limit is 16 MiB (fits the shipped 256Mi)",
           { NULL },
           NULL,
           "max_body_bytes",
+          "16777216" },
+        { "default memory in flight is 128 MiB",
+          { NULL },
+          NULL,
+          "max_inflight_bytes",
           "134217728" },
+        { "--max-inflight-bytes takes a size",
+          { "--max-inflight-bytes", "64Mi", NULL },
+          NULL,
+          "max_inflight_bytes",
+          "67108864" },
         { "default timeouts", { NULL }, NULL, "timeouts", "30|120|10" },
         { "default enums", { NULL }, NULL, "enums", "0|2|0" },
         { "default prefix is empty", { NULL }, NULL, "url_prefix", "" },
@@ -415,6 +427,8 @@ static void usage_should_document_every_option_with_its_default(void **state)
         "--tls-key-file FILE",
         "--tls-client-ca-file FILE",
         "--max-body-bytes BYTES",
+        "--max-inflight-bytes BYTES",
+        "--max-connections N",
         "--read-timeout SECONDS",
         "--idle-timeout SECONDS",
         "--log-format FORMAT",
@@ -435,6 +449,7 @@ static void usage_should_document_every_option_with_its_default(void **state)
             fail_msg("--help lacks %s", flags[i]);
     }
     assert_non_null(strstr(text, "(default: 127.0.0.1:8888)"));
+    assert_non_null(strstr(text, "(default: 16Mi)"));
     assert_non_null(strstr(text, "(default: 128Mi)"));
     assert_non_null(strstr(text, "(default: number of online CPUs)"));
     free(text);

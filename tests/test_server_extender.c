@@ -11,12 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "server/serve_app.h"
+#include "kube/json_arena.h"
 #include "tests/support/server_harness.h"
 
 #define POD_HIGH_COMM                                                          \
@@ -192,6 +194,56 @@ static void filter_should_answer_bad_requests_with_error(void **state)
     http_result_free(&r);
     post(f, "filter", "{\"Pod\":" POD_PINNED ",\"NodeNames\":[1]}", &r);
     expect_in(&r, "\"Error\":\"NodeNames[0]: expected a string\"");
+    http_result_free(&r);
+}
+
+/* The answer is valid JSON: a body in strict UTF-8 with no escapes left
+ * unbalanced (cJSON accepts what the scheduler's decoder accepts). */
+static void expect_valid_json(const struct http_result *r)
+{
+    cJSON *v = cJSON_ParseWithLength(r->body, r->len);
+
+    if (!v || json_utf8_invalid_at(r->body, r->len) != r->len)
+        fail_msg("answer is not valid JSON:\n%s", r->body);
+    cJSON_Delete(v);
+}
+
+/* Issue 19: strings the API server would refuse are refused by name and
+ * place, never cut short or echoed as bytes that are not JSON. */
+static void filter_should_refuse_nul_bad_utf8_and_negative_amounts(void **state)
+{
+    struct fixture *f = *state;
+    struct http_result r;
+    char body[2048];
+
+    post(f, "filter",
+         "{\"Pod\":" POD_PINNED ",\"NodeNames\":[\"rdma-1\\u0000evil\"]}", &r);
+    expect_in(&r, "\"Error\":\"request body: invalid JSON at byte ");
+    expect_in(&r, "(NUL) in string");
+    assert_null(strstr(r.body, "\"NodeNames\":[\"rdma-1\"]"));
+    expect_valid_json(&r);
+    http_result_free(&r);
+    post(f, "filter", "{\"Pod\":" POD_PINNED ",\"NodeNames\":[\"ab\xff\xfe\"]}",
+         &r);
+    expect_in(&r, "\"Error\":\"NodeNames[0]: invalid node name");
+    expect_valid_json(&r);
+    http_result_free(&r);
+    snprintf(body, sizeof(body),
+             "{\"Pod\":" POD_HIGH_COMM ",\"Nodes\":{\"items\":[{\"metadata\":"
+             "{\"name\":\"rdma-1\",\"labels\":{\"node.kubernetes.io/"
+             "rdma-enabled\":\"true\",\"note\":\"\xc3\x28\"}}}]}}");
+    post(f, "filter", body, &r);
+    expect_in(&r, "\"Error\":\"Nodes.items[0]: invalid UTF-8 at byte ");
+    expect_valid_json(&r);
+    http_result_free(&r);
+    post(f, "filter",
+         "{\"Pod\":{\"metadata\":{\"name\":\"x\"},\"spec\":{\"containers\":[{"
+         "\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"-1\"}}}]}},"
+         "\"NodeNames\":[\"rdma-1\"]}",
+         &r);
+    expect_in(&r, "\"Error\":\"Pod.spec.containers[0].resources.requests.cpu: "
+                  "invalid quantity \\\"-1\\\": must be greater than or "
+                  "equal to 0\"");
     http_result_free(&r);
 }
 
@@ -380,6 +432,8 @@ int main(void)
         cmocka_unit_test(filter_should_read_lower_case_keys),
         cmocka_unit_test(filter_full_should_echo_passing_nodes_verbatim),
         cmocka_unit_test(filter_should_answer_bad_requests_with_error),
+        cmocka_unit_test(
+            filter_should_refuse_nul_bad_utf8_and_negative_amounts),
         cmocka_unit_test(prioritize_should_score_every_listed_node),
         cmocka_unit_test(prioritize_errors_should_answer_an_empty_list),
         cmocka_unit_test(preempt_should_keep_nodes_freed_by_their_victims),

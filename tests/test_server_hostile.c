@@ -1,0 +1,465 @@
+/*
+ * test_server_hostile.c: the HTTP server against hostile clients, over raw
+ * sockets on 127.0.0.1 (issue 19): pipelining without reading, HTTP
+ * framing (HEAD, CONNECT, Content-Length), and the connection cap. The
+ * long versions with figures are in tests/hostile/hostile.py.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tests/support/server_harness.h"
+
+/* A verb handler that answers with the body it received. */
+static void echo(struct server *s, const struct srv_request *req,
+                 struct srv_response *r, void *arg)
+{
+    (void)s;
+    (void)arg;
+    srv_reply(r, 200, "application/octet-stream", req->body, req->body_len);
+}
+
+static void start(struct harness *h, const char *const *args)
+{
+    struct err e = { "" };
+
+    harness_new(h, args);
+    if (srv_register_verb(h->srv, "filter", echo, NULL, &e) != 0)
+        fail_msg("%s", e.msg);
+    harness_start(h);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* A blocking TCP connection to the harness's port. */
+static int dial(const struct harness *h)
+{
+    struct sockaddr_in sa;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+    assert_true(fd >= 0);
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)h->srv->port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+        fail_msg("connect: %s", strerror(errno));
+    return fd;
+}
+
+static void send_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+
+        if (k <= 0)
+            fail_msg("send: %s", strerror(errno));
+        p += k;
+        n -= (size_t)k;
+    }
+}
+
+/*
+ * Read what the server sends until it closes or timeout_ms passes with
+ * nothing new. Returns a malloc'd NUL-terminated buffer; *closed tells
+ * whether the server closed the connection.
+ */
+static char *read_for(int fd, int timeout_ms, size_t *len, int *closed)
+{
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+
+    *closed = 0;
+    for (;;) {
+        struct pollfd p = { fd, POLLIN, 0 };
+        ssize_t k;
+
+        if (poll(&p, 1, timeout_ms) <= 0)
+            break;
+        if (n + 4096 > cap)
+            buf = realloc(buf, cap *= 2);
+        k = recv(fd, buf + n, cap - n - 1, 0);
+        if (k <= 0) {
+            *closed = 1;
+            break;
+        }
+        n += (size_t)k;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* Send raw bytes on a fresh connection and return what came back. */
+static char *exchange(const struct harness *h, const char *raw, int wait_ms,
+                      int *closed)
+{
+    size_t len;
+    int fd = dial(h);
+    char *out;
+
+    send_all(fd, raw, strlen(raw));
+    out = read_for(fd, wait_ms, &len, closed);
+    close(fd);
+    return out;
+}
+
+/*
+ * The pipelining attack: a request with a large answer that is never
+ * read, then small requests pipelined behind it as fast as the socket
+ * takes them. The server must stop reading once its reply is stuck, so
+ * the client soon cannot send more (only kernel buffers fill up).
+ */
+static void pipelining_without_reading_should_stop_the_reads(void **state)
+{
+    static const char small[] =
+        "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}";
+    size_t big = 8u << 20, sent = 0, hlen, batch = 0;
+    char head[128], *body = malloc(big), *many = malloc(64 << 10);
+    struct harness h;
+    double t0;
+    int fd;
+
+    (void)state;
+    start(&h, NULL);
+    memset(body, 'x', big);
+    while (batch + sizeof(small) < (64u << 10)) {
+        memcpy(many + batch, small, sizeof(small) - 1);
+        batch += sizeof(small) - 1;
+    }
+    fd = dial(&h);
+    hlen = (size_t)snprintf(head, sizeof(head),
+                            "POST /filter HTTP/1.1\r\nHost: x\r\n"
+                            "Content-Length: %zu\r\n\r\n",
+                            big);
+    send_all(fd, head, hlen);
+    send_all(fd, body, big);
+    fcntl(fd, F_SETFL, O_NONBLOCK);
+    t0 = now_ms();
+    while (now_ms() - t0 < 1500) {
+        ssize_t k = send(fd, many, batch, MSG_NOSIGNAL);
+
+        if (k > 0) {
+            sent += (size_t)k;
+        } else {
+            struct pollfd p = { fd, POLLOUT, 0 };
+
+            if (k < 0 && errno != EAGAIN)
+                break;
+            poll(&p, 1, 50);
+        }
+    }
+    /* Kernel buffers on loopback hold a few MB; unbounded reading took
+     * hundreds of MB in this time. */
+    print_message("pipelined %zu bytes behind an unread 8 MiB answer\n", sent);
+    assert_true(sent < (16u << 20));
+    close(fd);
+    free(many);
+    free(body);
+    harness_free(&h);
+}
+
+/* The status code of the first response in raw, or -1. */
+static int status_of(const char *raw)
+{
+    int code = -1;
+
+    if (sscanf(raw, "HTTP/1.%*d %d", &code) != 1)
+        return -1;
+    return code;
+}
+
+/* HEAD: the GET answer's headers with its Content-Length, and no body;
+ * a request pipelined behind it gets its own, intact answer. */
+static void head_should_send_headers_without_a_body(void **state)
+{
+    struct harness h;
+    char *out, *second;
+    int closed;
+
+    (void)state;
+    start(&h, NULL);
+    out = exchange(&h,
+                   "HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+                   "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+                   300, &closed);
+    assert_int_equal(status_of(out), 200);
+    assert_non_null(strstr(out, "Content-Length: 3\r\n"));
+    second = strstr(out, "\r\n\r\n");
+    assert_non_null(second);
+    second += 4;
+    /* Nothing between the HEAD's headers and the next status line. */
+    assert_int_equal(strncmp(second, "HTTP/1.1 200", 12), 0);
+    assert_non_null(strstr(second, "\r\n\r\nok\n"));
+    assert_false(closed);
+    free(out);
+    harness_free(&h);
+}
+
+/* CONNECT: a framed answer, then the connection is closed. */
+static void connect_should_be_answered_and_closed(void **state)
+{
+    struct harness h;
+    double t0;
+    char *out;
+    int closed;
+
+    (void)state;
+    start(&h, NULL);
+    t0 = now_ms();
+    out = exchange(&h,
+                   "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n"
+                   "Connection: close\r\n\r\n",
+                   3000, &closed);
+    assert_true(status_of(out) >= 400);
+    assert_non_null(strstr(out, "Content-Length: "));
+    assert_true(closed);
+    assert_true(now_ms() - t0 < 2000);
+    free(out);
+    harness_free(&h);
+}
+
+/* Ambiguous lengths (RFC 9112 section 6.3): 400 and the connection is
+ * closed, so nothing smuggled behind the body is answered. */
+static void ambiguous_content_length_should_get_400_and_close(void **state)
+{
+    static const struct {
+        const char *name, *raw, *want;
+    } cases[] = {
+        { "duplicate",
+          "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
+          "Content-Length: 40\r\n\r\n{}"
+          "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+          "more than one Content-Length" },
+        { "plus sign",
+          "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: +2\r\n\r\n{}"
+          "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+          "not a decimal number" },
+        { "with chunked",
+          "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: 7\r\n"
+          "Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+          /* evhttp itself refuses this one, with its own page */
+          "400 Bad Request" },
+    };
+    struct harness h;
+    size_t i;
+
+    (void)state;
+    start(&h, NULL);
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int closed;
+        char *out = exchange(&h, cases[i].raw, 2000, &closed);
+
+        if (status_of(out) != 400 || !strstr(out, cases[i].want) || !closed ||
+            strstr(out + 12, "HTTP/1.1"))
+            fail_msg("%s: want one 400 naming \"%s\" and a close, got "
+                     "(closed %d):\n%s",
+                     cases[i].name, cases[i].want, closed, out);
+        free(out);
+    }
+    harness_free(&h);
+}
+
+/* A declared length above --max-body-bytes is refused from the headers,
+ * before any of the body is sent. */
+static void declared_length_above_the_cap_should_get_413_at_once(void **state)
+{
+    static const char *const args[] = { "--max-body-bytes", "1Mi", NULL };
+    struct harness h;
+    char *out;
+    int closed;
+
+    (void)state;
+    start(&h, args);
+    out = exchange(&h,
+                   "POST /filter HTTP/1.1\r\nHost: x\r\n"
+                   "Content-Length: 1073741824\r\n\r\n",
+                   3000, &closed);
+    assert_int_equal(status_of(out), 413);
+    assert_true(closed);
+    free(out);
+    /* A client that sends the body anyway still reads the 413: the server
+     * drains what it sends for a while instead of resetting. */
+    {
+        static const char head[] = "POST /filter HTTP/1.1\r\nHost: x\r\n"
+                                   "Content-Length: 8388608\r\n\r\n";
+        size_t n = 8u << 20, sent = 0, len;
+        char *body = calloc(1, n);
+        int fd = dial(&h);
+        double t0 = now_ms();
+
+        send_all(fd, head, sizeof(head) - 1);
+        while (sent < n && now_ms() - t0 < 3000) {
+            ssize_t k = send(fd, body + sent, n - sent, MSG_NOSIGNAL);
+
+            if (k <= 0)
+                break;
+            sent += (size_t)k;
+        }
+        out = read_for(fd, 3000, &len, &closed);
+        print_message("sent %zu bytes of the body, then read: %.40s\n", sent,
+                      out);
+        assert_int_equal(sent, n); /* no reset while sending */
+        assert_int_equal(status_of(out), 413);
+        free(out);
+        free(body);
+        close(fd);
+    }
+    harness_free(&h);
+}
+
+/* The value of a metric line "name{labels} value" in /metrics, or -1. */
+static double metric(const struct harness *h, const char *series)
+{
+    struct http_result r;
+    char url[256];
+    char line[160];
+    const char *p;
+    double v = -1;
+
+    snprintf(url, sizeof(url), "%s/metrics", h->url);
+    snprintf(line, sizeof(line), "\n%s ", series);
+    if (http_once("GET", url, NULL, 0, &r) == CURLE_OK &&
+        (p = strstr(r.body, line)) != NULL)
+        sscanf(p + strlen(line), "%lf", &v);
+    http_result_free(&r);
+    return v;
+}
+
+/*
+ * Idle connections up to and past --max-connections: accepting pauses
+ * instead of spinning, the ones silent for longest are closed to make
+ * room, and a valid request queued behind them is still answered within
+ * a few seconds.
+ */
+static void idle_connections_should_not_lock_out_valid_requests(void **state)
+{
+    static const char *const args[] = { "--max-connections", "20", NULL };
+    enum { N_IDLE = 60 };
+    struct harness h;
+    struct http_result r;
+    int fds[N_IDLE], i;
+    double t0;
+    char url[256];
+
+    (void)state;
+    start(&h, args);
+    for (i = 0; i < N_IDLE; i++) {
+        fds[i] = dial(&h); /* beyond the cap they wait in the backlog */
+        if (i == 20)
+            usleep(400 * 1000); /* the first 20 are now idle */
+    }
+    snprintf(url, sizeof(url), "%s/healthz", h.url);
+    t0 = now_ms();
+    assert_int_equal(http_once("GET", url, NULL, 0, &r), CURLE_OK);
+    assert_int_equal(r.status, 200);
+    http_result_free(&r);
+    print_message("valid request answered after %.0f ms with %d idle "
+                  "connections\n",
+                  now_ms() - t0, N_IDLE);
+    assert_true(now_ms() - t0 < 5000);
+    assert_true(metric(&h, "kpe_http_max_connections") == 20);
+    assert_true(metric(&h, "kpe_http_connections_shed_total") >= 1);
+    assert_true(metric(&h, "kpe_http_accept_paused_total{reason=\"cap\"}") >=
+                1);
+    assert_true(metric(&h, "kpe_http_connections") <= 20 + 2);
+    for (i = 0; i < N_IDLE; i++)
+        close(fds[i]);
+    harness_free(&h);
+}
+
+/*
+ * Clients that send half a body and stall: what they hold is counted and
+ * reading stops at half of --max-inflight-bytes, so the server neither
+ * buffers without bound nor refuses a small request meanwhile; what they
+ * hold is given back after --read-timeout.
+ */
+static void stalled_bodies_should_stay_within_the_memory_cap(void **state)
+{
+    static const char *const args[] = { "--max-inflight-bytes",
+                                        "4Mi",
+                                        "--max-body-bytes",
+                                        "4Mi",
+                                        "--read-timeout",
+                                        "1",
+                                        NULL };
+    enum { N = 6, PART = 1 << 20 };
+    struct harness h;
+    struct http_result r;
+    char head[128], url[256], *part = malloc(PART);
+    int fds[N], i;
+    double recv_bytes, t0;
+
+    (void)state;
+    memset(part, 'x', PART);
+    start(&h, args);
+    for (i = 0; i < N; i++) {
+        int n = snprintf(head, sizeof(head),
+                         "POST /filter HTTP/1.1\r\nHost: x\r\n"
+                         "Content-Length: %d\r\n\r\n",
+                         3 * PART);
+
+        fds[i] = dial(&h);
+        send_all(fds[i], head, (size_t)n);
+        fcntl(fds[i], F_SETFL, O_NONBLOCK);
+        /* As much of 1 MiB as the socket takes now. */
+        if (send(fds[i], part, PART, MSG_NOSIGNAL) < 0)
+            assert_int_equal(errno, EAGAIN);
+    }
+    usleep(300 * 1000);
+    recv_bytes = metric(&h, "kpe_http_receiving_bytes");
+    print_message("held by %d stalled bodies: %.0f bytes (cap 4 MiB)\n", N,
+                  recv_bytes);
+    assert_true(recv_bytes > 0);
+    assert_true(recv_bytes <= (2 << 20) + N * (256 << 10));
+    snprintf(url, sizeof(url), "%s/filter", h.url);
+    assert_int_equal(http_once("POST", url, "{}", 2, &r), CURLE_OK);
+    assert_int_equal(r.status, 200);
+    http_result_free(&r);
+    /* Everything they held is given back after --read-timeout (1 s), once
+     * per round: freeing one resumes the others, which read and stall. */
+    t0 = now_ms();
+    while (metric(&h, "kpe_http_receiving_bytes") > 4096 &&
+           now_ms() - t0 < 10000)
+        usleep(50 * 1000);
+    print_message("given back after %.0f ms\n", now_ms() - t0);
+    assert_true(metric(&h, "kpe_http_receiving_bytes") <= 4096);
+    for (i = 0; i < N; i++)
+        close(fds[i]);
+    free(part);
+    harness_free(&h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pipelining_without_reading_should_stop_the_reads),
+        cmocka_unit_test(head_should_send_headers_without_a_body),
+        cmocka_unit_test(connect_should_be_answered_and_closed),
+        cmocka_unit_test(ambiguous_content_length_should_get_400_and_close),
+        cmocka_unit_test(declared_length_above_the_cap_should_get_413_at_once),
+        cmocka_unit_test(idle_connections_should_not_lock_out_valid_requests),
+        cmocka_unit_test(stalled_bodies_should_stay_within_the_memory_cap),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

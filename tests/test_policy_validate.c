@@ -286,14 +286,14 @@ static const struct vcase resolve_cases[] = {
     { "dropped predicate without compat",
       PREDS("{\"name\":\"CheckNodeCondition\"}"), 0,
       "t.json: predicates[0].name: predicate type not found for "
-      "\"CheckNodeCondition\" (v1.22 dropped it; load with `compat legacy` "
+      "\"CheckNodeCondition\" (v1.22 dropped it; load with `--compat legacy` "
       "to accept policies written for older clusters)" },
     { "dropped predicate with compat",
       PREDS("{\"name\":\"CheckNodeCondition\"}"), POLICY_COMPAT_LEGACY, NULL },
     { "dropped priority without compat",
       PRIOS("{\"name\":\"ResourceLimitsPriority\",\"weight\":1}"), 0,
       "t.json: priorities[0].name: priority type not found for "
-      "\"ResourceLimitsPriority\" (v1.22 dropped it; load with `compat "
+      "\"ResourceLimitsPriority\" (v1.22 dropped it; load with `--compat "
       "legacy` to accept policies written for older clusters)" },
     { "dropped priority with compat",
       PRIOS("{\"name\":\"ResourceLimitsPriority\",\"weight\":1}"),

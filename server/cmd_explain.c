@@ -17,6 +17,7 @@
 #include "server/cli.h"
 #include "server/evaluate.h"
 #include "server/feature_gates.h"
+#include "server/scheduler.h"
 
 #define EXPLAIN_MAX_CLUSTER_FILES 64
 
@@ -116,6 +117,37 @@ static const char *pod_ref(struct arena *a, const struct kube_pod *p)
     return arena_sprintf(a, "%s/%s", p->namespace, p->name);
 }
 
+/*
+ * What v1.22 would tell the pod when no node fits: FitError.Error()
+ * ("0/N nodes are available: ..."), or ErrNoNodesAvailable without nodes.
+ * NULL when some node fits (or out of memory).
+ */
+static const char *fit_summary(struct arena *a, const struct eval_result *r)
+{
+    if (r->n_feasible > 0)
+        return NULL;
+    if (r->n_nodes == 0)
+        return "no nodes available to schedule pods";
+    return sched_fit_error(a, r);
+}
+
+/*
+ * v1.22's prioritizeNodes gives every feasible node a score of 1 when the
+ * profile has no score plugin and there is no extender (EqualPriority is
+ * dropped from a Policy, so a Policy listing only it lands here).
+ */
+static void apply_no_score_rule(const struct policy *p,
+                                const struct prio_plan *plan,
+                                struct eval_result *r)
+{
+    size_t i;
+
+    if (!r->scored || plan->n_steps > 0 || p->n_extenders > 0)
+        return;
+    for (i = 0; i < r->n_feasible; i++)
+        r->prio.totals[i] = 1;
+}
+
 static void json_node(struct jsonw *w, const struct eval_result *r,
                       const struct prio_plan *plan, size_t i)
 {
@@ -180,6 +212,11 @@ static int print_json(struct arena *a, const struct kube_pod *pod,
     for (i = 0; i < r->n_nodes; i++)
         json_node(&w, r, plan, i);
     jsonw_end_array(&w);
+    jsonw_key(&w, "summary");
+    if (fit_summary(a, r))
+        jsonw_string(&w, fit_summary(a, r));
+    else
+        jsonw_null(&w);
     jsonw_key(&w, "selected");
     if (r->selected >= 0)
         jsonw_string(&w, r->nodes[r->selected].ni->node->name);
@@ -242,6 +279,8 @@ static void print_text(struct arena *a, const struct kube_pod *pod,
         }
         printf("\n");
     }
+    if (fit_summary(a, r))
+        printf("\n%s\n", fit_summary(a, r));
     printf("\nSelected: %s\n", r->selected >= 0
                                    ? r->nodes[r->selected].ni->node->name
                                    : "(none: no feasible node)");
@@ -284,6 +323,7 @@ static int run(const struct explain_opts *o, struct arena *a, struct err *e)
         evaluate_pod(&plans, &pod, &c, nodes, c.n_nodes,
                      EVAL_FILTER | EVAL_SCORE, a, &r, e) < 0)
         goto out_cluster;
+    apply_no_score_rule(p, &plans.prio, &r);
     if (o->json) {
         if (print_json(a, &pod, &r, &plans.prio) < 0) {
             err_set(e, "out of memory writing JSON");

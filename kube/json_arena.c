@@ -27,9 +27,10 @@
 #define POOL_PART_BLOCK (8 * 1024)
 #define POOL_PART_MAX   (1024 * 1024)
 
-#define STR_(x)   #x
-#define STR(x)    STR_(x)
-#define DEPTH_MSG "nesting deeper than " STR(JSON_ARENA_MAX_DEPTH) " levels"
+#define STR_(x)      #x
+#define STR(x)       STR_(x)
+#define UNTERMINATED "unterminated string (no closing quote)"
+#define DEPTH_MSG    "nesting deeper than " STR(JSON_ARENA_MAX_DEPTH) " levels"
 
 #define LIKELY(x)   __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -255,11 +256,11 @@ static int string_scan_slow(struct jp *j, const unsigned char *s,
         if (c != '\\')
             continue;
         if (++p == end)
-            break;
+            break; /* a cut escape */
         if (*p == 'u') {
             for (i = 1; i <= 4; i++) {
                 if (p + i == end)
-                    return fail_eof(j);
+                    return fail_at(j, s - 1, UNTERMINATED);
                 if (hex_val(p[i]) < 0)
                     return fail_at(j, p - 1, "invalid \\u escape in string");
             }
@@ -271,7 +272,7 @@ static int string_scan_slow(struct jp *j, const unsigned char *s,
             *nl = true;
         }
     }
-    return fail_eof(j);
+    return fail_at(j, s - 1, UNTERMINATED);
 }
 
 static size_t utf8_put(char *o, unsigned long cp)
@@ -434,7 +435,7 @@ static inline char *string_parse(struct jp *j)
     for (;;) {
         p = scan_special(p, end);
         if (UNLIKELY(p == end)) {
-            fail_eof(j);
+            fail_at(j, s - 1, UNTERMINATED);
             return NULL;
         }
         if (LIKELY(*p == '"'))

@@ -13,7 +13,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "kube/json_arena.h"
 #include "policy/policy_buf.h"
+#include "policy/policy_internal.h"
 
 struct jctx {
     struct policy *p;
@@ -717,49 +719,27 @@ static const struct jfield top_fields[] = {
     { "alwaysCheckAllPredicates", top_always },
 };
 
-/* Line and column (1-based) of byte offset off in buf. */
-static void line_col(const char *buf, size_t off, int *line, int *col)
+int policy_decode_tree(struct policy *p, const cJSON *root, struct err *e)
 {
-    size_t i;
+    struct jctx c = { p, e };
 
-    *line = 1;
-    *col = 1;
-    for (i = 0; i < off && buf[i]; i++) {
-        if (buf[i] == '\n') {
-            (*line)++;
-            *col = 1;
-        } else {
-            (*col)++;
-        }
-    }
+    memset(&p->doc, 0, sizeof(p->doc));
+    return decode_object(&c, root, "", top_fields, NF(top_fields), false,
+                         &p->doc);
 }
 
 int policy_parse_json(struct policy *p, const char *buf, size_t len,
                       struct err *e)
 {
-    struct jctx c = { p, e };
-    const char *end = NULL;
+    struct arena tree;
     cJSON *root;
-    char *copy;
-    int rc, line, col;
+    int rc;
 
-    /* cJSON wants the length to count a terminating NUL. */
-    copy = arena_strndup(&p->arena, buf, len);
-    if (!copy)
-        return err_set(e, "out of memory");
-    if (strlen(copy) != len)
-        return err_set(e, "invalid JSON: NUL byte at offset %zu", strlen(copy));
-    root = cJSON_ParseWithLengthOpts(copy, len + 1, &end, 1);
-    if (!root) {
-        size_t off = end && end >= copy ? (size_t)(end - copy) : 0;
-
-        line_col(copy, off, &line, &col);
-        return err_set(e, "invalid JSON at line %d, column %d (offset %zu)",
-                       line, col, off);
-    }
-    memset(&p->doc, 0, sizeof(p->doc));
-    rc =
-        decode_object(&c, root, "", top_fields, NF(top_fields), false, &p->doc);
-    cJSON_Delete(root);
+    /* The request parser's JSON reader: its errors name the cause. */
+    arena_init(&tree, 0);
+    rc = json_arena_parse(&tree, buf, len, 0, &root, e);
+    if (rc == 0)
+        rc = policy_decode_tree(p, root, e);
+    arena_destroy(&tree);
     return rc;
 }

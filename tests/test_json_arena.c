@@ -20,6 +20,8 @@
 #include "kube/err.h"
 #include "kube/json_arena.h"
 
+#define UNTERMINATED "unterminated string (no closing quote)"
+
 /* A v1 Node much like kube-scheduler sends, with escapes and UTF-8. */
 static const char node_json[] =
     "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":"
@@ -220,9 +222,16 @@ static const struct {
     { "unclosed array", "[1,", 0, "unexpected end of input at byte 3" },
     { "unclosed object", "{\"a\":", 0, "unexpected end of input at byte 5" },
     { "unclosed key", "{\"a\"", 0, "unexpected end of input at byte 4" },
-    { "unclosed string", "\"abc", 0, "unexpected end of input at byte 4" },
-    { "cut escape", "\"\\", 0, "unexpected end of input at byte 2" },
-    { "cut \\u escape", "\"\\u12", 0, "unexpected end of input at byte 5" },
+    { "unclosed string", "\"abc", 0,
+      "invalid JSON at byte 0 (line 1, column 1): " UNTERMINATED },
+    { "unclosed key name", "{\n \"ab", 0,
+      "invalid JSON at byte 3 (line 2, column 2): " UNTERMINATED },
+    { "cut escape", "\"\\", 0,
+      "invalid JSON at byte 0 (line 1, column 1): " UNTERMINATED },
+    { "cut \\u escape", "[\"\\u12", 0,
+      "invalid JSON at byte 1 (line 1, column 2): " UNTERMINATED },
+    { "unclosed string with UTF-8", "\"h\xc3\xa9", 0,
+      "invalid JSON at byte 0 (line 1, column 1): " UNTERMINATED },
     { "cut literal", "nul", 0, "unexpected end of input at byte 3" },
     { "cut fraction", "1.", 0, "unexpected end of input at byte 2" },
     { "cut exponent", "1e+", 0, "unexpected end of input at byte 3" },
@@ -365,15 +374,43 @@ static void unknown_flags_and_null_input_should_be_rejected(void **state)
     arena_destroy(&a);
 }
 
+/*
+ * Where a text cut after n bytes fails: inside a string, at its opening
+ * quote (unterminated); elsewhere, at the end.
+ */
+static void cut_message(const char *text, size_t n, char *want, size_t sz)
+{
+    size_t i, quote = 0, line = 1, col_start = 0;
+    int in_str = 0;
+
+    for (i = 0; i < n; i++) {
+        if (in_str && text[i] == '\\')
+            i++;
+        else if (text[i] == '"' && !in_str)
+            in_str = 1, quote = i;
+        else if (text[i] == '"')
+            in_str = 0;
+    }
+    if (!in_str) {
+        snprintf(want, sz, "unexpected end of input at byte %zu", n);
+        return;
+    }
+    for (i = 0; i < quote; i++)
+        if (text[i] == '\n')
+            line++, col_start = i + 1;
+    snprintf(want, sz, "invalid JSON at byte %zu (line %zu, column %zu): %s",
+             quote, line, quote - col_start + 1, UNTERMINATED);
+}
+
 static void every_prefix_of_a_node_should_fail_at_its_end(void **state)
 {
     size_t n, len = strlen(node_json);
-    char want[64];
+    char want[128];
     int situ;
 
     (void)state;
     for (n = 0; n < len; n++) {
-        snprintf(want, sizeof(want), "unexpected end of input at byte %zu", n);
+        cut_message(node_json, n, want, sizeof(want));
         for (situ = 0; situ < 2; situ++) {
             struct parsed p;
 

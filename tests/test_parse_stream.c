@@ -318,7 +318,9 @@ static const struct doc_case doc_cases[] = {
       -1 },
     { "truncated inside an item",
       "{\"kind\":\"List\",\"items\":[" POD("a") ",{\"kind\":\"Po",
-      "unexpected end of input at byte 74", -1 },
+      "invalid JSON at byte 71 (line 1, column 72): unterminated string (no "
+      "closing quote)",
+      -1 },
     { "truncated between items", "{\"kind\":\"List\",\"items\":[" POD("a") ",",
       "unexpected end of input at byte 63", -1 },
     { "truncated after items", "{\"kind\":\"List\",\"items\":[]",

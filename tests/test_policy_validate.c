@@ -429,7 +429,22 @@ static const struct vcase decode_cases[] = {
       "\"kubescheduler.config.k8s.io/v1\"}",
       0, NULL },
     { "syntax error", "{\"kind\":\"Policy\",\n \"apiVersion\": v1}", 0,
-      "t.json: invalid JSON at line 2, column 16 (offset 33)" },
+      "t.json: invalid JSON at byte 33 (line 2, column 16): expected value" },
+    { "trailing comma",
+      "{\"kind\":\"Policy\",\n \"predicates\": [\n  {\"name\": \"A\"},\n ],\n}",
+      0,
+      "t.json: invalid JSON at byte 53 (line 4, column 2): trailing comma in "
+      "array" },
+    { "trailing comma in an object",
+      "{\"kind\":\"Policy\",\n \"apiVersion\": \"v1\",\n}", 0,
+      "t.json: invalid JSON at byte 39 (line 3, column 1): trailing comma in "
+      "object" },
+    { "missing colon", "{\"kind\" \"Policy\"}", 0,
+      "t.json: invalid JSON at byte 8 (line 1, column 9): expected ':' after "
+      "object key" },
+    { "unterminated string", "{\"kind\": \"Policy}", 0,
+      "t.json: invalid JSON at byte 9 (line 1, column 10): unterminated "
+      "string (no closing quote)" },
     { "not an object", "[]", 0,
       "t.json: (document): expected an object, got an array" },
     { "null lists mean defaults",

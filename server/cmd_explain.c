@@ -42,9 +42,10 @@ static void explain_usage(FILE *f)
                "as kube-scheduler v1.22 would:\nwhich predicates fail on each "
                "node and why, each priority's score (0..100,\nunweighted), the "
                "weighted total, and the node that would be selected.\n\n"
-               "  --policy FILE    the Policy (JSON or INI)\n"
-               "  --cluster FILE   cluster objects; repeat for more files\n"
-               "  --pod FILE       the pod to place (a Pod object)\n"
+               "  --policy FILE    the Policy (JSON, YAML or INI)\n"
+               "  --cluster FILE   cluster objects, JSON or YAML; repeat for "
+               "more files\n"
+               "  --pod FILE       the pod to place (a Pod, JSON or YAML)\n"
                "  --output FORMAT  text (default) or json\n"
                "  --compat legacy  accept predicates v1.22 dropped\n"
                "  --feature-gates LIST  v1.22 gates, e.g. "
@@ -306,7 +307,7 @@ static int run(const struct explain_opts *o, struct arena *a, struct err *e)
     text = kube_read_file(a, o->pod, KUBE_SNAPSHOT_MAX_FILE, &len, e);
     if (!text)
         goto out_policy;
-    if (kube_parse_pod(a, text, len, &pod, e) < 0) {
+    if (kube_parse_pod_text(a, text, len, &pod, e) < 0) {
         err_prefix(e, "%s: ", o->pod);
         goto out_policy;
     }

@@ -429,22 +429,23 @@ static const struct vcase decode_cases[] = {
       "\"kubescheduler.config.k8s.io/v1\"}",
       0, NULL },
     { "syntax error", "{\"kind\":\"Policy\",\n \"apiVersion\": v1}", 0,
-      "t.json: invalid JSON at byte 33 (line 2, column 16): expected value" },
+      "t.json: invalid JSON at byte 33 (line 2, column 16): expected "
+      "value near \"v1}\"" },
     { "trailing comma",
       "{\"kind\":\"Policy\",\n \"predicates\": [\n  {\"name\": \"A\"},\n ],\n}",
       0,
-      "t.json: invalid JSON at byte 53 (line 4, column 2): trailing comma in "
-      "array" },
+      "t.json: invalid JSON at byte 53 (line 4, column 2): trailing "
+      "comma in array near \"],\"" },
     { "trailing comma in an object",
       "{\"kind\":\"Policy\",\n \"apiVersion\": \"v1\",\n}", 0,
-      "t.json: invalid JSON at byte 39 (line 3, column 1): trailing comma in "
-      "object" },
+      "t.json: invalid JSON at byte 39 (line 3, column 1): trailing "
+      "comma in object near \"}\"" },
     { "missing colon", "{\"kind\" \"Policy\"}", 0,
-      "t.json: invalid JSON at byte 8 (line 1, column 9): expected ':' after "
-      "object key" },
+      "t.json: invalid JSON at byte 8 (line 1, column 9): expected ':' "
+      "after object key near \"\\\"Policy\\\"}\"" },
     { "unterminated string", "{\"kind\": \"Policy}", 0,
       "t.json: invalid JSON at byte 9 (line 1, column 10): unterminated "
-      "string (no closing quote)" },
+      "string (no closing quote) near \"\\\"Policy}\"" },
     { "not an object", "[]", 0,
       "t.json: (document): expected an object, got an array" },
     { "null lists mean defaults",

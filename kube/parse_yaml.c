@@ -263,7 +263,7 @@ int kube_parse_pod_text(struct arena *a, const char *text, size_t len,
         return -1;
     }
     arena_init(&tree, 0);
-    rc = yaml_parse_one(&tree, text, len, &root, e);
+    rc = yaml_parse_one(&tree, text, len, &root, NULL, e);
     if (rc == 0)
         rc = kube_pod_from_document(a, root, out, e);
     arena_destroy(&tree);

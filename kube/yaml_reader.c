@@ -265,10 +265,15 @@ static void append(cJSON *parent, cJSON *v)
     parent->child->prev = v;
 }
 
-/* obj[key] = v; a key already there is replaced in place (last wins). */
-static void set_member(cJSON *obj, char *key, cJSON *v)
+/*
+ * obj[key] = v; a key already there is replaced in place (last wins). at
+ * (the key's place) is noted in r->dup the first time; r may be NULL.
+ */
+static void set_member(struct yaml_reader *r, const yaml_mark_t *at, cJSON *obj,
+                       char *key, cJSON *v)
 {
     cJSON *old;
+    char q[80];
 
     v->string = key;
     for (old = obj->child; old; old = old->next)
@@ -278,6 +283,12 @@ static void set_member(cJSON *obj, char *key, cJSON *v)
         append(obj, v);
         return;
     }
+    if (r && !r->dup[0])
+        snprintf(r->dup, sizeof(r->dup),
+                 "line %zu, column %zu: key %s given "
+                 "twice; the last value wins",
+                 at->line + 1, at->column + 1,
+                 err_quote(q, sizeof(q), key, 40));
     if (old == obj->child) {
         obj->child = v;
         v->prev = old->prev == old ? v : old->prev;
@@ -480,7 +491,7 @@ static int merge(struct build *b, cJSON *obj, const cJSON *v,
             if (!k)
                 return b->budget ? oom(b->r)
                                  : fail_at(b->r, at, "merge too large");
-            set_member(obj, c->string, k);
+            set_member(NULL, at, obj, c->string, k);
         }
         return 0;
     }
@@ -527,7 +538,7 @@ static int build_mapping(struct build *b, int depth, cJSON *n)
             if (merge(b, n, v, &at) < 0)
                 return -1;
         } else {
-            set_member(n, key, v);
+            set_member(r, &at, n, key, v);
         }
     }
 }
@@ -638,12 +649,14 @@ int yreader_next(struct yaml_reader *r, struct arena *a, char **key)
 }
 
 int yaml_parse_one(struct arena *a, const char *buf, size_t len,
-                   struct cJSON **out, struct err *e)
+                   struct cJSON **out, struct yaml_notes *notes, struct err *e)
 {
     struct yaml_reader r;
     int rc;
 
     *out = NULL;
+    if (notes)
+        memset(notes, 0, sizeof(*notes));
     if (yreader_init_buffer(&r, buf, len, e) < 0) {
         yreader_free(&r);
         return -1;
@@ -653,6 +666,13 @@ int yaml_parse_one(struct arena *a, const char *buf, size_t len,
         rc = err_set(e, "no YAML document");
     else if (rc > 0)
         rc = yreader_value(&r, a, out);
+    if (rc >= 0 && notes) {
+        struct err ignored;
+
+        memcpy(notes->dup, r.dup, sizeof(notes->dup));
+        r.e = &ignored; /* what follows is not read: no error of its own */
+        notes->more_docs = yreader_document(&r) == 1;
+    }
     yreader_free(&r);
     return rc < 0 ? -1 : 0;
 }

@@ -38,7 +38,8 @@ struct yaml_reader {
     const char *buf; /* ... or the input buffer */
     size_t len;
     struct err *e;
-    int depth; /* containers entered with yreader_enter */
+    char dup[160]; /* the first key given twice, see yaml_notes */
+    int depth;     /* containers entered with yreader_enter */
     unsigned char is_map[YAML_READER_MAX_DEPTH + 1];
 };
 
@@ -81,11 +82,18 @@ int yreader_enter(struct yaml_reader *r);
  */
 int yreader_next(struct yaml_reader *r, struct arena *a, char **key);
 
+/* What yaml_parse_one noticed that a reader of the file should hear. */
+struct yaml_notes {
+    char dup[160];  /* the first key given twice: where, which ("" none) */
+    bool more_docs; /* documents after the first, which are not read */
+};
+
 /*
- * The whole text of a buffer as one tree: exactly one document (an empty
- * one is an error), as kube-scheduler reads a Policy. 0 or -1 with e.
+ * The whole text of a buffer as one tree: the first document (an empty
+ * stream is an error), as sigs.k8s.io/yaml reads a Policy. notes may be
+ * NULL. 0 or -1 with e.
  */
 int yaml_parse_one(struct arena *a, const char *buf, size_t len,
-                   struct cJSON **out, struct err *e);
+                   struct cJSON **out, struct yaml_notes *notes, struct err *e);
 
 #endif

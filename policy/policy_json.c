@@ -22,6 +22,9 @@ struct jctx {
     struct err *e;
 };
 
+/* Fields of one object, at most (for the repeated-key warning). */
+#define POLICY_JSON_MAX_FIELDS 32
+
 struct jfield {
     const char *key;
     int (*fn)(struct jctx *c, const cJSON *v, void *obj, const char *path);
@@ -160,6 +163,7 @@ static int decode_object(struct jctx *c, const cJSON *obj, const char *path,
                          const struct jfield *f, size_t nf, bool fold,
                          void *target)
 {
+    bool seen[POLICY_JSON_MAX_FIELDS] = { false };
     const cJSON *it;
 
     if (!cJSON_IsObject(obj))
@@ -179,6 +183,14 @@ static int decode_object(struct jctx *c, const cJSON *obj, const char *path,
                 hit = &f[i];
         }
         if (hit) {
+            i = (size_t)(hit - f);
+            if (i < POLICY_JSON_MAX_FIELDS && seen[i])
+                policy_warn(c->p,
+                            "%s: given twice; the last value wins (as v1.22 "
+                            "reads it)",
+                            jpath(c, path, hit->key));
+            if (i < POLICY_JSON_MAX_FIELDS)
+                seen[i] = true;
             if (hit->fn(c, it, target, jpath(c, path, hit->key)))
                 return -1;
             continue;

@@ -14,14 +14,20 @@
 int policy_parse_yaml(struct policy *p, const char *buf, size_t len,
                       struct err *e)
 {
+    struct yaml_notes notes;
     struct arena tree;
     cJSON *root;
     int rc;
 
     arena_init(&tree, 0);
-    rc = yaml_parse_one(&tree, buf, len, &root, e);
+    rc = yaml_parse_one(&tree, buf, len, &root, &notes, e);
     if (rc == 0)
         rc = policy_decode_tree(p, root, e);
+    if (rc == 0 && notes.dup[0])
+        policy_warn(p, "%s (as v1.22 reads it)", notes.dup);
+    if (rc == 0 && notes.more_docs)
+        policy_warn(p, "only the first YAML document is the Policy; the "
+                       "rest is ignored, as v1.22 ignores it");
     arena_destroy(&tree);
     return rc;
 }

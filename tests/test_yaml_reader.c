@@ -75,7 +75,7 @@ static char *convert(const char *yaml)
     size_t len = 0, cap = 0;
 
     arena_init(&a, 0);
-    if (yaml_parse_one(&a, yaml, strlen(yaml), &root, &e) < 0) {
+    if (yaml_parse_one(&a, yaml, strlen(yaml), &root, NULL, &e) < 0) {
         put(&s, &len, &cap, "error: ");
         put(&s, &len, &cap, e.msg);
     } else {

@@ -56,6 +56,28 @@ run "a YAML Policy with a string weight" 1 "$KPE_BIN" check "$T_TMP/type.yaml"
 contains "decode errors keep the JSON path" err \
     'type.yaml: priorities[0].weight: expected an int64 number, got string "1"'
 
+# A repeated key matters in a Policy: the last one wins, with a warning.
+printf '{"kind":"Policy","apiVersion":"v1","predicates":[{"name":"PodFitsResources"}],"predicates":[]}' >"$T_TMP/dup.json"
+run "a JSON Policy with a repeated key" 0 "$KPE_BIN" check "$T_TMP/dup.json"
+contains "the JSON repeat is named" err \
+    "warning: $T_TMP/dup.json: predicates: given twice; the last value wins (as v1.22 reads it)"
+if grep -q PodFitsResources "$T_TMP/out"; then
+    not_ok "the last value won" "$(head -n 8 "$T_TMP/out")"
+else
+    ok "the last value won"
+fi
+printf 'kind: Policy\napiVersion: v1\npredicates:\n- name: PodFitsResources\npredicates: []\n---\nkind: Other\n' >"$T_TMP/dup.yaml"
+run "a YAML Policy with a repeated key and a second document" 0 "$KPE_BIN" check "$T_TMP/dup.yaml"
+contains "the YAML repeat is named with its line" err \
+    "warning: $T_TMP/dup.yaml: line 5, column 1: key \"predicates\" given twice; the last value wins (as v1.22 reads it)"
+contains "the second document is said to be ignored" err \
+    "only the first YAML document is the Policy; the rest is ignored"
+if grep -q PodFitsResources "$T_TMP/out"; then
+    not_ok "the last YAML value won" "$(head -n 8 "$T_TMP/out")"
+else
+    ok "the last YAML value won"
+fi
+
 # explain: YAML cluster and pod answer as their JSON (golden files).
 G=tests/golden/explain
 run "explain on YAML (json)" 0 "$KPE_BIN" explain --policy "$T_TMP/policy.yaml" \

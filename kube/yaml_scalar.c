@@ -23,7 +23,8 @@ static bool one_of(const char *s, size_t len, const char *const *words)
     size_t i;
 
     for (i = 0; words[i]; i++) {
-        if (strlen(words[i]) == len && !memcmp(words[i], s, len))
+        if (words[i][0] == s[0] && strlen(words[i]) == len &&
+            !memcmp(words[i], s, len))
             return true;
     }
     return false;
@@ -189,13 +190,19 @@ void yaml_scalar_resolve(const char *s, size_t len, bool plain, const char *tag,
     }
     if (!plain)
         return;
-    if (len == 0 || one_of(s, len, null_words)) {
+    if (len == 0) {
         out->kind = YAML_SCALAR_NULL;
-    } else if (one_of(s, len, true_words)) {
+        return;
+    }
+    /* Every null, bool and .inf word is at most 6 bytes long: most
+     * scalars skip the word lists. */
+    if (len <= 6 && one_of(s, len, null_words)) {
+        out->kind = YAML_SCALAR_NULL;
+    } else if (len <= 6 && one_of(s, len, true_words)) {
         out->kind = YAML_SCALAR_TRUE;
-    } else if (one_of(s, len, false_words)) {
+    } else if (len <= 6 && one_of(s, len, false_words)) {
         out->kind = YAML_SCALAR_FALSE;
-    } else if (one_of(s, len, inf_nan_words)) {
+    } else if (len <= 6 && one_of(s, len, inf_nan_words)) {
         out->kind = YAML_SCALAR_BAD;
     } else if (strchr("+-.0123456789", s[0])) {
         resolve_number(s, len, out);

@@ -296,6 +296,31 @@ static int check_header(struct policy *p, struct err *e)
     return 0;
 }
 
+/*
+ * Syntax errors quote the text they stop at ("near ..."). A Policy whose
+ * extenders carry a private key inline (tlsConfig.keyData) never has a
+ * piece of it printed: the quote is dropped from the message.
+ */
+static void redact_near(const char *buf, size_t len, struct err *e)
+{
+    static const char key[] = "keydata";
+    size_t i, k;
+    char *near;
+
+    for (i = 0; i + sizeof(key) - 1 <= len; i++) {
+        for (k = 0; k < sizeof(key) - 1; k++)
+            if ((buf[i + k] | 0x20) != key[k])
+                break;
+        if (k == sizeof(key) - 1)
+            break;
+    }
+    if (i + sizeof(key) - 1 > len)
+        return;
+    near = strstr(e->msg, " near \"");
+    if (near)
+        strcpy(near, " (text not quoted: the file holds keyData)");
+}
+
 /* The format asked for, or the one the content shows (doc_format.h). */
 static int pick_format(const struct policy_load_opts *opts, const char *buf,
                        size_t len, enum policy_format *out, struct err *e)
@@ -356,6 +381,8 @@ int policy_load_buffer(const char *name, const char *buf, size_t len,
     } else {
         rc = policy_parse_json(p, buf, len, e);
     }
+    if (rc)
+        redact_near(buf, len, e);
     if (!rc)
         rc = check_header(p, e);
     if (!rc)

@@ -78,6 +78,17 @@ else
     ok "the last YAML value won"
 fi
 
+# A syntax error never quotes a piece of an inline private key.
+printf 'kind: Policy\napiVersion: v1\nextenders:\n- urlPrefix: https://x\n  tlsConfig:\n    keyData: "c2VjcmV0S0VZc2VjcmV0\n' >"$T_TMP/key.yaml"
+run "a YAML Policy broken inside keyData" 1 "$KPE_BIN" check "$T_TMP/key.yaml"
+contains "the cause and place are still given" err \
+    "key.yaml: invalid YAML at line 7, column 1: found unexpected end of stream (while scanning a quoted scalar at line 6, column 14) (text not quoted: the file holds keyData)"
+if grep -q "S0VZ" "$T_TMP/err"; then
+    not_ok "no key text in the message" "$(cat "$T_TMP/err")"
+else
+    ok "no key text in the message"
+fi
+
 # explain: YAML cluster and pod answer as their JSON (golden files).
 G=tests/golden/explain
 run "explain on YAML (json)" 0 "$KPE_BIN" explain --policy "$T_TMP/policy.yaml" \

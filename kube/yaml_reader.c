@@ -41,11 +41,13 @@ static void snippet(struct yaml_reader *r, size_t line, size_t col, char *out,
             end = l + got;
         }
     }
-    /* Columns count characters: skip UTF-8 continuation bytes. */
-    for (i = 0; p && p < end && *p != '\n' && i < col; p++)
-        if (((unsigned char)*p & 0xC0) != 0x80 &&
-            ((unsigned char)p[1] & 0xC0) != 0x80)
-            i++;
+    /* Columns count characters: a character is a byte and the UTF-8
+     * continuation bytes after it. */
+    for (i = 0; p && p < end && *p != '\n' && i < col; i++) {
+        p++;
+        while (p < end && ((unsigned char)*p & 0xC0) == 0x80)
+            p++;
+    }
     while (p && p < end && n < sizeof(text) - 1 && *p != '\n' && *p != '\r')
         text[n++] = *p++;
     text[n] = '\0';

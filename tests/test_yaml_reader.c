@@ -190,6 +190,11 @@ static const struct ycase structure_cases[] = {
       "error: invalid YAML at line 3, column 2: did not find expected key "
       "(while parsing a block mapping at line 1, column 1) near \"c: 2\"" },
     { "empty input", "", "error: no YAML document" },
+    { "fuzz_yaml: an error at the end of a line after a BOM character",
+      "kinC:kinda\xef\xbb\xbf"
+      "ersio{n: ::",
+      "error: invalid YAML at line 1, column 22: mapping values are not "
+      "allowed in this context near \":\"" },
 };
 
 static void structures_should_convert_as_kubernetes_does(void **state)

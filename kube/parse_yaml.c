@@ -63,9 +63,12 @@ static int seek_items(struct ypass *p)
 
     if (yreader_restart(p->r) < 0)
         return -1;
-    for (d = 0; d < p->doc; d++)
-        if (yreader_document(p->r) != 1)
+    for (d = 0; d < p->doc; d++) {
+        if (d > 0 && yreader_skip(p->r) < 0)
             return -1;
+        if ((rc = yreader_document(p->r)) != 1)
+            goto changed;
+    }
     if (yreader_enter(p->r) < 0)
         return -1;
     while ((rc = yreader_next(p->r, p->scratch, &key)) == 1) {
@@ -74,7 +77,9 @@ static int seek_items(struct ypass *p)
         if (yreader_skip(p->r) < 0)
             return -1;
     }
-    return -1;
+changed:
+    /* The first pass found them: the file changed under us. */
+    return rc < 0 ? -1 : err_set(p->r->e, "the file changed while it was read");
 }
 
 /* doc_stream's second pass: the items from st->defer_index on. */

@@ -57,11 +57,16 @@ out:
 static int sniff_file(const char *path, enum doc_format *fmt, struct err *e)
 {
     FILE *f = fopen(path, "rb");
+    struct stat st;
     char *head;
     size_t n;
 
     if (!f)
         return err_set(e, "%s: %s", path, strerror(errno));
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return err_set(e, "%s: not a regular file", path);
+    }
     head = malloc(DOC_FORMAT_HEAD);
     if (!head) {
         fclose(f);

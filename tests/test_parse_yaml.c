@@ -230,6 +230,12 @@ static const struct dcase doc_cases[] = {
       "{\"items\":[{\"kind\":\"Node\",\"metadata\":{\"name\":\"a\"}}],"
       "\"kind\":\"ConfigMap\"}",
       "skipped=1 services=0" },
+    { "a second document whose kind comes after kind-less items",
+      "kind: Node\nmetadata: {name: x}\n---\nitems:\n- metadata: {name: a}\n"
+      "- metadata: {name: b}\nkind: NodeList\n",
+      NULL,
+      "\nnode x labels=0 taints=0 unsched=0 cpu=0 mem=0\nnode a "
+      "labels=0 taints=0 unsched=0 cpu=0 mem=0\nnode b" },
     { "empty documents are skipped",
       "---\n---\nkind: Node\nmetadata: "
       "{name: a}\n---\n",
@@ -288,6 +294,31 @@ static void documents_should_load_as_their_json(void **state)
         fail_msg("%d case(s) failed", bad);
 }
 
+/* From a file, the second pass rewinds it and finds its document. */
+static void a_file_should_be_read_again_for_late_kinds(void **state)
+{
+    char path[] = "/tmp/kpe-yaml-XXXXXX";
+    int fd = mkstemp(path);
+    char *got;
+    FILE *f;
+
+    (void)state;
+    assert_true(fd >= 0);
+    f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs("kind: Node\nmetadata: {name: x}\n---\nkind: Namespace\n"
+          "metadata: {name: ns}\n---\nitems:\n- metadata: {name: a}\n"
+          "- metadata: {name: b}\nkind: NodeList\n",
+          f);
+    fclose(f);
+    got = load_path(path);
+    if (!strstr(got, "\nnode x labels=0 taints=0 unsched=0 cpu=0 mem=0\nnode "
+                     "a labels=0 taints=0 unsched=0 cpu=0 mem=0\nnode b"))
+        fail_msg("%s", got);
+    free(got);
+    unlink(path);
+}
+
 /* File type by content: an INI or a text file is named as such. */
 static void other_formats_should_be_named(void **state)
 {
@@ -326,6 +357,7 @@ int main(void)
         cmocka_unit_test(kubectl_pod_yaml_should_be_its_json),
         cmocka_unit_test(json_fixtures_should_load_alike_as_yaml),
         cmocka_unit_test(documents_should_load_as_their_json),
+        cmocka_unit_test(a_file_should_be_read_again_for_late_kinds),
         cmocka_unit_test(other_formats_should_be_named),
     };
 

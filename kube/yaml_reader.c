@@ -12,6 +12,7 @@
 
 #include "kube/arena.h"
 #include "kube/err.h"
+#include "kube/hash.h"
 #include "kube/yaml_scalar.h"
 
 /* ---- errors ---- */
@@ -268,27 +269,83 @@ static void append(cJSON *parent, cJSON *v)
 }
 
 /*
- * obj[key] = v; a key already there is replaced in place (last wins). at
- * (the key's place) is noted in r->dup the first time; r may be NULL.
+ * The keys of one mapping being built: a linear scan while it is small,
+ * then an open-addressing table (so a mapping of 100,000 keys is not
+ * 10^10 comparisons).
  */
-static void set_member(struct yaml_reader *r, const yaml_mark_t *at, cJSON *obj,
-                       char *key, cJSON *v)
+#define KEYSET_LINEAR 16
+
+struct keyset {
+    cJSON **slot; /* NULL until the mapping outgrows KEYSET_LINEAR */
+    size_t cap;   /* a power of two */
+    size_t n;     /* members of the mapping */
+};
+
+static cJSON **keyset_find(struct keyset *ks, const char *key)
 {
-    cJSON *old;
+    size_t i = (size_t)kube_fnv_str(KUBE_FNV_OFFSET, key) & (ks->cap - 1);
+
+    while (ks->slot[i] && strcmp(ks->slot[i]->string, key))
+        i = (i + 1) & (ks->cap - 1);
+    return &ks->slot[i];
+}
+
+/* Build (or double) the table from obj's members; -1 out of memory. */
+static int keyset_grow(struct build *b, struct keyset *ks, const cJSON *obj)
+{
+    size_t cap = ks->cap ? 2 * ks->cap : 4 * KEYSET_LINEAR;
+    cJSON **slot = arena_calloc(b->a, cap, sizeof(*slot));
+    cJSON *c;
+
+    if (!slot)
+        return oom(b->r);
+    ks->slot = slot;
+    ks->cap = cap;
+    for (c = obj->child; c; c = c->next)
+        *keyset_find(ks, c->string) = c;
+    return 0;
+}
+
+/* The member of obj named key, or NULL. */
+static cJSON *member(struct keyset *ks, const cJSON *obj, const char *key)
+{
+    cJSON *c;
+
+    if (ks->slot)
+        return *keyset_find(ks, key);
+    for (c = obj->child; c; c = c->next)
+        if (!strcmp(c->string, key))
+            return c;
+    return NULL;
+}
+
+/*
+ * obj[key] = v; a key already there is replaced in place (last wins),
+ * and the first time (when note is set) b->r->dup says where. -1 out of
+ * memory.
+ */
+static int set_member(struct build *b, struct keyset *ks, const yaml_mark_t *at,
+                      bool note, cJSON *obj, char *key, cJSON *v)
+{
+    struct yaml_reader *r = b->r;
+    cJSON *old = member(ks, obj, key);
     char q[80];
 
     v->string = key;
-    for (old = obj->child; old; old = old->next)
-        if (!strcmp(old->string, key))
-            break;
     if (!old) {
         append(obj, v);
-        return;
+        ks->n++;
+        if (ks->slot)
+            *keyset_find(ks, key) = v;
+        if ((!ks->slot && ks->n > KEYSET_LINEAR) ||
+            (ks->slot && 2 * ks->n > ks->cap))
+            return keyset_grow(b, ks, obj);
+        return 0;
     }
-    if (r && !r->dup[0])
+    if (note && !r->dup[0])
         snprintf(r->dup, sizeof(r->dup),
-                 "line %zu, column %zu: key %s given "
-                 "twice; the last value wins",
+                 "line %zu, column %zu: key %s given twice; the last value "
+                 "wins",
                  at->line + 1, at->column + 1,
                  err_quote(q, sizeof(q), key, 40));
     if (old == obj->child) {
@@ -303,6 +360,9 @@ static void set_member(struct yaml_reader *r, const yaml_mark_t *at, cJSON *obj,
         old->next->prev = v;
     else
         obj->child->prev = v;
+    if (ks->slot)
+        *keyset_find(ks, key) = v;
+    return 0;
 }
 
 static cJSON *copy_tree(struct build *b, const cJSON *src, int depth)
@@ -481,7 +541,7 @@ static char *key_text(struct yaml_reader *r, struct arena *a, bool *merge)
 static int build(struct build *b, int depth, cJSON **out);
 
 /* `<<: value`: merge a mapping, or a sequence of them, as yaml.v2 does. */
-static int merge(struct build *b, cJSON *obj, const cJSON *v,
+static int merge(struct build *b, struct keyset *ks, cJSON *obj, const cJSON *v,
                  const yaml_mark_t *at)
 {
     const cJSON *m, *c;
@@ -493,7 +553,8 @@ static int merge(struct build *b, cJSON *obj, const cJSON *v,
             if (!k)
                 return b->budget ? oom(b->r)
                                  : fail_at(b->r, at, "merge too large");
-            set_member(NULL, at, obj, c->string, k);
+            if (set_member(b, ks, at, false, obj, c->string, k) < 0)
+                return -1;
         }
         return 0;
     }
@@ -508,7 +569,7 @@ static int merge(struct build *b, cJSON *obj, const cJSON *v,
             return fail_at(b->r, at,
                            "map merge requires a map or a sequence of maps "
                            "as the value");
-        if (merge(b, obj, m, at) < 0)
+        if (merge(b, ks, obj, m, at) < 0)
             return -1;
     }
     return 0;
@@ -517,6 +578,7 @@ static int merge(struct build *b, cJSON *obj, const cJSON *v,
 static int build_mapping(struct build *b, int depth, cJSON *n)
 {
     struct yaml_reader *r = b->r;
+    struct keyset ks = { NULL, 0, 0 };
     yaml_mark_t at;
     bool is_merge;
     cJSON *v;
@@ -536,12 +598,9 @@ static int build_mapping(struct build *b, int depth, cJSON *n)
         consume(r);
         if (build(b, depth + 1, &v) < 0)
             return -1;
-        if (is_merge) {
-            if (merge(b, n, v, &at) < 0)
-                return -1;
-        } else {
-            set_member(r, &at, n, key, v);
-        }
+        if (is_merge ? merge(b, &ks, n, v, &at) < 0
+                     : set_member(b, &ks, &at, true, n, key, v) < 0)
+            return -1;
     }
 }
 

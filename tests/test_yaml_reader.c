@@ -220,6 +220,39 @@ static void alias_bombs_should_stop_at_the_budget(void **state)
     free(got);
 }
 
+/*
+ * A mapping of 200,000 keys loads at once (a table, not a scan per key),
+ * and a repeat at its end still replaces the first value in place.
+ */
+static void big_mappings_should_load_fast_and_keep_last_wins(void **state)
+{
+    size_t n = 200000, i, len = 0, count = 0;
+    char *y = malloc(n * 24 + 64);
+    struct arena a;
+    struct err e;
+    const cJSON *c;
+    cJSON *root;
+
+    (void)state;
+    assert_non_null(y);
+    for (i = 0; i < n; i++)
+        len += (size_t)sprintf(y + len, "k%zu: %zu\n", i, i);
+    len += (size_t)sprintf(y + len, "k7: again\n");
+    arena_init(&a, 0);
+    assert_int_equal(yaml_parse_one(&a, y, len, &root, NULL, &e), 0);
+    for (c = root->child; c; c = c->next)
+        count++;
+    assert_int_equal(count, n);
+    c = cJSON_GetObjectItemCaseSensitive(root, "k7");
+    assert_true(cJSON_IsString(c));
+    assert_string_equal(c->valuestring, "again");
+    assert_ptr_equal(root->child->next->next->next->next->next->next->next,
+                     c); /* still the eighth member */
+    assert_string_equal(root->child->prev->string, "k199999");
+    arena_destroy(&a);
+    free(y);
+}
+
 /* Nesting is bounded before any recursion can run deep. */
 static void deep_nesting_should_be_refused(void **state)
 {
@@ -296,6 +329,7 @@ int main(void)
         cmocka_unit_test(scalars_should_resolve_as_yaml_v2),
         cmocka_unit_test(structures_should_convert_as_kubernetes_does),
         cmocka_unit_test(alias_bombs_should_stop_at_the_budget),
+        cmocka_unit_test(big_mappings_should_load_fast_and_keep_last_wins),
         cmocka_unit_test(deep_nesting_should_be_refused),
         cmocka_unit_test(the_reader_should_walk_documents_and_items),
     };

@@ -17,18 +17,23 @@
 struct ypass {
     struct yaml_reader *r;
     struct arena *scratch;
-    size_t doc;       /* 1-based index of the document in the stream */
-    size_t fail_line; /* start of the item that failed first (0: none) */
-    size_t fail_col;
+    size_t doc; /* 1-based index of the document in the stream */
+    /* Where the first item of each sort of failure starts (0: none). */
+    size_t kind_line, kind_col, decode_line, decode_col;
 };
 
-/* Note where the first failing item starts, once it has failed. */
+/* Note where the first failing item of each sort starts. */
 static void note_failure(struct ypass *p, const struct doc_stream *st,
-                         bool failed_before, size_t line, size_t col)
+                         bool kind_before, bool decode_before, size_t line,
+                         size_t col)
 {
-    if (!failed_before && (st->kind_failed || st->decode_failed)) {
-        p->fail_line = line;
-        p->fail_col = col;
+    if (!kind_before && st->kind_failed) {
+        p->kind_line = line;
+        p->kind_col = col;
+    }
+    if (!decode_before && st->decode_failed) {
+        p->decode_line = line;
+        p->decode_col = col;
     }
 }
 
@@ -36,7 +41,7 @@ static void note_failure(struct ypass *p, const struct doc_stream *st,
 static int read_item(struct ypass *p, struct doc_stream *st, size_t i,
                      const char *elem, bool second)
 {
-    bool failed = st->kind_failed || st->decode_failed;
+    bool kind_before = st->kind_failed, decode_before = st->decode_failed;
     size_t line, col;
     cJSON *it;
     int rc;
@@ -48,7 +53,7 @@ static int read_item(struct ypass *p, struct doc_stream *st, size_t i,
             doc_stream_take(st, it, i, elem);
         else
             doc_stream_item(st, it, i);
-        note_failure(p, st, failed, line, col);
+        note_failure(p, st, kind_before, decode_before, line, col);
     }
     arena_destroy(p->scratch);
     return rc;
@@ -162,12 +167,15 @@ static int stream_mapping(struct ypass *p, struct arena *a,
         goto out;
     }
     doc_stream_init(&st, &tmp, a, root);
-    p->fail_line = 0;
+    p->kind_line = p->decode_line = 0;
     if (read_mapping(p, &st, &top) < 0)
         goto out;
     rc = doc_stream_finish(&st, objs, reread, p, e);
-    if (rc < 0 && p->fail_line && (st.kind_failed || st.decode_failed))
-        err_prefix(e, "line %zu, column %zu: ", p->fail_line, p->fail_col);
+    /* doc_stream_finish reports a kind failure before a decode failure. */
+    if (rc < 0 && st.kind_failed && p->kind_line)
+        err_prefix(e, "line %zu, column %zu: ", p->kind_line, p->kind_col);
+    else if (rc < 0 && st.decode_failed && p->decode_line)
+        err_prefix(e, "line %zu, column %zu: ", p->decode_line, p->decode_col);
 out:
     arena_destroy(&top);
     if (rc == 0)
@@ -203,7 +211,7 @@ static int parse_stream(struct yaml_reader *r, struct arena *a,
                         struct kube_objects *objs, struct err *e)
 {
     struct arena scratch;
-    struct ypass p = { r, &scratch, 0, 0, 0 };
+    struct ypass p = { r, &scratch, 0, 0, 0, 0, 0 };
     size_t line, col;
     int rc;
 

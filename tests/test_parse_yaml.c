@@ -247,6 +247,13 @@ static const struct dcase doc_cases[] = {
       NULL,
       "error: line 5, column 3: items[1].spec.containers[0].resources."
       "requests.cpu: invalid quantity \"1.5.3\"" },
+    { "a kind error after a decode error: the kind error and its line",
+      "kind: List\nitems:\n- kind: Pod\n  metadata: {name: p}\n  spec:\n"
+      "    containers: 5\n- kind: 7\n",
+      "{\"kind\":\"List\",\"items\":[{\"kind\":\"Pod\",\"metadata\":{\"name\":"
+      "\"p\"},\"spec\":{\"containers\":5}},{\"kind\":7}]}",
+      "error: line 7, column 3: items[1].kind: expected a string, got "
+      "number" },
     { "a later document's error names the document",
       "kind: Node\nmetadata: {name: a}\n---\nkind: Node\nmetadata: {name: "
       "[x]}\n",
@@ -268,6 +275,20 @@ static const struct dcase doc_cases[] = {
       "error: expected a mapping at the top level, got array" },
 };
 
+/* "error: line 7, column 3: X" as the JSON reader says it: "error: X". */
+static const char *without_line(char *msg)
+{
+    char *p = msg, *colon;
+
+    if (strncmp(p, "error: line ", 12))
+        return msg;
+    colon = strstr(p + 12, ": ");
+    if (!colon)
+        return msg;
+    memmove(p + 7, colon + 2, strlen(colon + 2) + 1);
+    return msg;
+}
+
 static void documents_should_load_as_their_json(void **state)
 {
     size_t i;
@@ -282,7 +303,7 @@ static void documents_should_load_as_their_json(void **state)
         bool ok = !strncmp(c->want, "error: ", 7) ? !strcmp(y, c->want)
                                                   : !!strstr(y, c->want);
 
-        if (!ok || (j && strcmp(j, y))) {
+        if (!ok || (j && strcmp(j, without_line(y)))) {
             print_error("%s:\n  YAML %s\n  JSON %s\n  want %s\n", c->name, y,
                         j ? j : "-", c->want);
             bad++;

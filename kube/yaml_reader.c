@@ -344,8 +344,7 @@ static int set_member(struct build *b, struct keyset *ks, const yaml_mark_t *at,
     }
     if (note && !r->dup[0])
         snprintf(r->dup, sizeof(r->dup),
-                 "line %zu, column %zu: key %s given twice; the last value "
-                 "wins",
+                 "line %zu, column %zu: key %s already set in map",
                  at->line + 1, at->column + 1,
                  err_quote(q, sizeof(q), key, 40));
     if (old == obj->child) {

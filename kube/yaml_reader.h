@@ -84,7 +84,8 @@ int yreader_next(struct yaml_reader *r, struct arena *a, char **key);
 
 /* What yaml_parse_one noticed that a reader of the file should hear. */
 struct yaml_notes {
-    char dup[160];  /* the first key given twice: where, which ("" none) */
+    char dup[160];  /* the first key given twice: "line L, column C: key
+                     * \"k\" already set in map" ("" for none) */
     bool more_docs; /* documents after the first, which are not read */
 };
 

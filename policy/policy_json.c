@@ -2,8 +2,11 @@
  * policy_json.c: the legacy Policy JSON, read as kube-scheduler v1.22
  * decodes it (staging/.../kube-scheduler/config/v1/types.go): keys are
  * case-sensitive except inside extenders[] (Go's encoding/json there),
- * null means "not set", a repeated key's last value wins, unknown keys are
- * ignored (we warn). The writer is policy_json_write.c.
+ * null means "not set", unknown keys are ignored (we warn). A key given
+ * twice in one object fails the load, as v1.20-v1.22's strict decoder
+ * refuses the file ("key \"x\" already set in map"; checked on a real
+ * v1.20.2); keys that differ only in case inside extenders[] do not (the
+ * last one wins there). The writer is policy_json_write.c.
  */
 #include "policy/policy.h"
 
@@ -21,9 +24,6 @@ struct jctx {
     struct policy *p;
     struct err *e;
 };
-
-/* Fields of one object, at most (for the repeated-key warning). */
-#define POLICY_JSON_MAX_FIELDS 32
 
 struct jfield {
     const char *key;
@@ -163,7 +163,6 @@ static int decode_object(struct jctx *c, const cJSON *obj, const char *path,
                          const struct jfield *f, size_t nf, bool fold,
                          void *target)
 {
-    bool seen[POLICY_JSON_MAX_FIELDS] = { false };
     const cJSON *it;
 
     if (!cJSON_IsObject(obj))
@@ -183,14 +182,6 @@ static int decode_object(struct jctx *c, const cJSON *obj, const char *path,
                 hit = &f[i];
         }
         if (hit) {
-            i = (size_t)(hit - f);
-            if (i < POLICY_JSON_MAX_FIELDS && seen[i])
-                policy_warn(c->p,
-                            "%s: given twice; the last value wins (as v1.22 "
-                            "reads it)",
-                            jpath(c, path, hit->key));
-            if (i < POLICY_JSON_MAX_FIELDS)
-                seen[i] = true;
             if (hit->fn(c, it, target, jpath(c, path, hit->key)))
                 return -1;
             continue;
@@ -731,6 +722,71 @@ static const struct jfield top_fields[] = {
     { "alwaysCheckAllPredicates", top_always },
 };
 
+/* Sort helper: members by key. */
+static int cmp_key(const void *a, const void *b)
+{
+    return strcmp((*(const cJSON *const *)a)->string,
+                  (*(const cJSON *const *)b)->string);
+}
+
+/*
+ * The first member of obj whose key an earlier member has, or NULL. The
+ * keys are sorted first (n log n), so only an object that has a repeat
+ * pays for finding the first one.
+ */
+static const cJSON *repeated_key(struct jctx *c, const cJSON *obj)
+{
+    const cJSON *it, *jt, **v;
+    size_t n = 0, i;
+    bool any = false;
+
+    for (it = obj->child; it; it = it->next)
+        n++;
+    if (n < 2)
+        return NULL;
+    v = arena_calloc(&c->p->arena, n, sizeof(*v));
+    if (!v)
+        return NULL;
+    for (i = 0, it = obj->child; it; it = it->next)
+        v[i++] = it;
+    qsort(v, n, sizeof(*v), cmp_key);
+    for (i = 1; i < n && !any; i++)
+        any = !strcmp(v[i - 1]->string, v[i]->string);
+    if (!any)
+        return NULL;
+    for (it = obj->child; it; it = it->next)
+        for (jt = obj->child; jt != it; jt = jt->next)
+            if (!strcmp(jt->string, it->string))
+                return it;
+    return NULL;
+}
+
+/* A key given twice anywhere in v (at path) fails, as v1.22 does. */
+static int check_repeats(struct jctx *c, const cJSON *v, const char *path)
+{
+    const cJSON *it, *rep;
+    char q[96];
+    size_t i = 0;
+
+    if (cJSON_IsObject(v)) {
+        rep = repeated_key(c, v);
+        if (rep)
+            return err_set(c->e,
+                           "%s: key %s already set in map (v1.22's strict "
+                           "decoder refuses a Policy with a repeated key)",
+                           jpath(c, path, rep->string),
+                           err_quote(q, sizeof(q), rep->string, 60));
+        for (it = v->child; it; it = it->next)
+            if (check_repeats(c, it, jpath(c, path, it->string)) < 0)
+                return -1;
+    } else if (cJSON_IsArray(v)) {
+        for (it = v->child; it; it = it->next)
+            if (check_repeats(c, it, jindex(c, path, i++)) < 0)
+                return -1;
+    }
+    return 0;
+}
+
 int policy_decode_tree(struct policy *p, const cJSON *root, struct err *e)
 {
     struct jctx c = { p, e };
@@ -750,6 +806,11 @@ int policy_parse_json(struct policy *p, const char *buf, size_t len,
     /* The request parser's JSON reader: its errors name the cause. */
     arena_init(&tree, 0);
     rc = json_arena_parse(&tree, buf, len, 0, &root, e);
+    if (rc == 0) {
+        struct jctx c = { p, e };
+
+        rc = check_repeats(&c, root, "");
+    }
     if (rc == 0)
         rc = policy_decode_tree(p, root, e);
     arena_destroy(&tree);

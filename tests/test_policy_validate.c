@@ -443,6 +443,15 @@ static const struct vcase decode_cases[] = {
     { "missing colon", "{\"kind\" \"Policy\"}", 0,
       "t.json: invalid JSON at byte 8 (line 1, column 9): expected ':' "
       "after object key near \"\\\"Policy\\\"}\"" },
+    { "a repeated key (v1.20.2 refuses it: strict decoding)",
+      "{\"kind\":\"Policy\",\"apiVersion\":\"v1\",\"predicates\":[{\"name\":"
+      "\"PodFitsResources\",\"argument\":null,\"name\":\"HostName\"}]}",
+      0,
+      "t.json: predicates[0].name: key \"name\" already set in map (v1.22's "
+      "strict decoder refuses a Policy with a repeated key)" },
+    { "a repeated unknown key", "{\"kind\":\"Policy\",\"x\":1,\"x\":2}", 0,
+      "t.json: x: key \"x\" already set in map (v1.22's strict decoder "
+      "refuses a Policy with a repeated key)" },
     { "unterminated string", "{\"kind\": \"Policy}", 0,
       "t.json: invalid JSON at byte 9 (line 1, column 10): unterminated "
       "string (no closing quote) near \"\\\"Policy}\"" },

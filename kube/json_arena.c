@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,9 +28,10 @@
 #define POOL_PART_BLOCK (8 * 1024)
 #define POOL_PART_MAX   (1024 * 1024)
 
-#define STR_(x)   #x
-#define STR(x)    STR_(x)
-#define DEPTH_MSG "nesting deeper than " STR(JSON_ARENA_MAX_DEPTH) " levels"
+#define STR_(x)      #x
+#define STR(x)       STR_(x)
+#define UNTERMINATED "unterminated string (no closing quote)"
+#define DEPTH_MSG    "nesting deeper than " STR(JSON_ARENA_MAX_DEPTH) " levels"
 
 #define LIKELY(x)   __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -51,10 +53,40 @@ struct jp {
     bool no_nul;           /* JSON_ARENA_NO_NUL: refuse \u0000 */
 };
 
+static size_t utf8_valid_len(const unsigned char *p, const unsigned char *end);
+
+/*
+ * The token at the error, for the message: up to 16 bytes of that line,
+ * quoted (" near \"]\""), cut before a byte that is not UTF-8; "" at the
+ * end of the input.
+ */
+static const char *near(const struct jp *j, const unsigned char *at, char *buf,
+                        size_t sz)
+{
+    char text[17], q[80];
+    size_t n = 0;
+
+    while (at + n < j->end && n < sizeof(text) - 1 && at[n] != '\n' &&
+           at[n] != '\r') {
+        size_t u = at[n] < 0x80 ? 1 : utf8_valid_len(at + n, j->end);
+
+        if (u == 0 || n + u > sizeof(text) - 1)
+            break; /* keep messages valid UTF-8 */
+        n += u;
+    }
+    if (n == 0)
+        return "";
+    memcpy(text, at, n);
+    text[n] = '\0';
+    snprintf(buf, sz, " near %s", err_quote(q, sizeof(q), text, 16));
+    return buf;
+}
+
 /* Error at byte offset pos: compute line and column only now. */
 static int fail_at(struct jp *j, const unsigned char *at, const char *what)
 {
     size_t pos = (size_t)(at - j->buf), line = 1, col_start = 0, i;
+    char tok[96];
 
     for (i = 0; i < pos; i++) {
         if (j->buf[i] == '\n') {
@@ -62,8 +94,9 @@ static int fail_at(struct jp *j, const unsigned char *at, const char *what)
             col_start = i + 1;
         }
     }
-    return err_set(j->e, "invalid JSON at byte %zu (line %zu, column %zu): %s",
-                   pos, line, pos - col_start + 1, what);
+    return err_set(
+        j->e, "invalid JSON at byte %zu (line %zu, column %zu): %s%s", pos,
+        line, pos - col_start + 1, what, near(j, at, tok, sizeof(tok)));
 }
 
 static int fail_eof(struct jp *j)
@@ -284,11 +317,11 @@ static int string_scan_slow(struct jp *j, const unsigned char *s,
         if (c != '\\')
             continue;
         if (++p == end)
-            break;
+            break; /* a cut escape */
         if (*p == 'u') {
             for (i = 1; i <= 4; i++) {
                 if (p + i == end)
-                    return fail_eof(j);
+                    return fail_at(j, s - 1, UNTERMINATED);
                 if (hex_val(p[i]) < 0)
                     return fail_at(j, p - 1, "invalid \\u escape in string");
             }
@@ -306,7 +339,7 @@ static int string_scan_slow(struct jp *j, const unsigned char *s,
             *nl = true;
         }
     }
-    return fail_eof(j);
+    return fail_at(j, s - 1, UNTERMINATED);
 }
 
 static size_t utf8_put(char *o, unsigned long cp)
@@ -469,7 +502,7 @@ static inline char *string_parse(struct jp *j)
     for (;;) {
         p = scan_special(p, end);
         if (UNLIKELY(p == end)) {
-            fail_eof(j);
+            fail_at(j, s - 1, UNTERMINATED);
             return NULL;
         }
         if (LIKELY(*p == '"'))

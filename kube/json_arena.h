@@ -62,10 +62,16 @@ struct err;
  * Errors: returns -1 with e->msg set (e may be NULL), *out is NULL and a
  * may hold partial allocations (released by arena_destroy). Messages are
  *   invalid JSON at byte 1234 (line 5, column 17): expected ',' or '}'
- *   after object member
+ *   after object member near "\"image\": \"ngi"
+ *   invalid JSON at byte 98 (line 6, column 3): trailing comma in array
+ *   near "]"
+ *   invalid JSON at byte 9 (line 1, column 10): unterminated string (no
+ *   closing quote) near "\"Policy}"    (at the opening quote)
  *   unexpected end of input at byte 1300
  *   out of memory parsing JSON (N bytes)
- * with 0-based byte offsets and 1-based lines and byte columns. Rejected:
+ * with 0-based byte offsets and 1-based lines and byte columns; "near"
+ * quotes up to 16 bytes of the line from the error (whole UTF-8
+ * characters only). Rejected:
  * empty input, trailing data, trailing commas, leading zeros, NaN and
  * Infinity, control characters in strings, invalid escapes, nesting
  * deeper than JSON_ARENA_MAX_DEPTH.

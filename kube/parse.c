@@ -390,18 +390,28 @@ int kube_parse_pod(struct arena *a, const char *json, size_t len,
 {
     struct arena tree;
     cJSON *root;
-    struct jw w;
     int rc = -1;
 
     arena_init(&tree, 0);
     root = parse_object(&tree, json, len, e);
-    if (root) {
-        jw_init(&w, a, e, NULL);
-        rc = check_kind(&w, root, "Pod");
-        if (rc == 0)
-            rc = kube_decode_pod(&w, root, out);
-    }
+    if (root)
+        rc = kube_pod_from_document(a, root, out, e);
     arena_destroy(&tree);
+    return rc;
+}
+
+int kube_pod_from_document(struct arena *a, const cJSON *root,
+                           struct kube_pod *out, struct err *e)
+{
+    struct jw w;
+    int rc;
+
+    jw_init(&w, a, e, NULL);
+    if (!cJSON_IsObject(root))
+        return jw_fail_type(&w, "a JSON object at the top level", root);
+    rc = check_kind(&w, root, "Pod");
+    if (rc == 0)
+        rc = kube_decode_pod(&w, root, out);
     return rc;
 }
 

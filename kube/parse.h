@@ -10,6 +10,7 @@
 #define KUBE_PARSE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "kube/arena.h"
 #include "kube/err.h"
@@ -37,6 +38,31 @@ int kube_parse_document(struct arena *a, const char *json, size_t len,
  */
 int kube_parse_document_tree(struct arena *a, const char *json, size_t len,
                              struct kube_objects *objs, struct err *e);
+
+/*
+ * YAML (kube/yaml_reader.h): every document of a stream joined with ---
+ * (an object, a List or a <Kind>List each; empty documents are skipped)
+ * into objs, as kube_parse_document does for JSON, list items one at a
+ * time. _file reads an open file as it goes and never holds it whole.
+ * Errors: YAML syntax with line and column; an item that fails to decode
+ * gets its JSON path and where it starts ("line 40, column 3: items[2].
+ * spec..."); documents after the first are named ("document 2 (line 30):").
+ */
+int kube_parse_yaml(struct arena *a, const char *buf, size_t len,
+                    struct kube_objects *objs, struct err *e);
+int kube_parse_yaml_file(struct arena *a, FILE *f, struct kube_objects *objs,
+                         struct err *e);
+
+/*
+ * One Pod from a file's text, JSON or YAML (told by content; YAML reads
+ * the first document, as Kubernetes does).
+ */
+int kube_parse_pod_text(struct arena *a, const char *text, size_t len,
+                        struct kube_pod *out, struct err *e);
+
+/* A parsed document that must be one Pod (its kind, if any, "Pod"). */
+int kube_pod_from_document(struct arena *a, const struct cJSON *root,
+                           struct kube_pod *out, struct err *e);
 
 /* Parse a JSON text holding exactly one Pod (or one Node). */
 int kube_parse_pod(struct arena *a, const char *json, size_t len,

@@ -34,28 +34,8 @@
  * pass that starts at a saved reader.
  */
 
-/* What the document's first "kind" member says, so far. */
-enum doc_kind { DOC_UNSEEN, DOC_LIST, DOC_OTHER };
-
-struct stream {
-    struct kube_objects *o;    /* staging copy of the caller's objects */
-    size_t cap[PARSE_N_KINDS]; /* room in o's arrays allocated here (0: none) */
-    struct jw w;               /* items[i], decoding into the objects' arena */
-    cJSON *root;               /* every member except the streamed items */
-    enum doc_kind doc;
-    const char *elem; /* the element kind of a <Kind>List, or NULL */
-    char elem_buf[128];
-    bool items_seen;          /* the first "items" member has been read */
-    bool streamed;            /* ... and it was an array, read here */
-    bool deferred;            /* items from defer_index on wait */
-    size_t defer_index;       /* the first item read in the second pass */
-    struct json_reader again; /* the reader just before that item */
-    bool kind_failed, decode_failed;
-    struct err kind_e, decode_e; /* the first failure of each sort */
-};
-
 /* Decode item j as kind k and append it, doubling the arrays' room. */
-static int stream_add(struct stream *st, const struct kind_def *k,
+static int stream_add(struct doc_stream *st, const struct kind_def *k,
                       const cJSON *j)
 {
     size_t ki = (size_t)(k - parse_kinds), *n = parse_count_of(st->o, k), cap;
@@ -81,8 +61,8 @@ static int stream_add(struct stream *st, const struct kind_def *k,
 }
 
 /* Check and decode item i (elem: the list's element kind, if known). */
-static void take_item(struct stream *st, const cJSON *it, size_t i,
-                      const char *elem)
+void doc_stream_take(struct doc_stream *st, const cJSON *it, size_t i,
+                     const char *elem)
 {
     const struct kind_def *k;
     size_t mark = jw_push(&st->w, "items");
@@ -101,26 +81,31 @@ static void take_item(struct stream *st, const cJSON *it, size_t i,
     jw_pop(&st->w, mark);
 }
 
-/* Item i, just read; `before` is the reader as it was before it. */
-static void read_item(struct stream *st, const cJSON *it, size_t i,
-                      const struct json_reader *before)
+bool doc_stream_item(struct doc_stream *st, const cJSON *it, size_t i)
 {
     if (st->doc == DOC_OTHER || st->kind_failed || st->deferred)
-        return;
+        return false;
     if (st->doc == DOC_UNSEEN && cJSON_IsObject(it) && !jw_get(it, "kind")) {
         /* Its kind is the list's element kind, not known yet. */
         st->deferred = true;
         st->defer_index = i;
-        st->again = *before;
-        return;
+        return true;
     }
-    take_item(st, it, i, st->elem);
+    doc_stream_take(st, it, i, st->elem);
+    return false;
 }
 
+/* The JSON reader's state: where a second pass starts. */
+struct json_pass {
+    struct json_reader again; /* the reader just before that item */
+    struct arena *scratch;
+};
+
 /* The items array at the reader, one element at a time. */
-static int read_items(struct stream *st, struct json_reader *r,
-                      struct arena *scratch)
+static int read_items(struct doc_stream *st, struct json_reader *r,
+                      struct json_pass *pass)
 {
+    struct arena *scratch = pass->scratch;
     struct json_reader before;
     size_t i;
     cJSON *it;
@@ -131,8 +116,8 @@ static int read_items(struct stream *st, struct json_reader *r,
     for (i = 0; (rc = json_reader_next(r, NULL, NULL)) == 1; i++) {
         before = *r;
         rc = json_reader_value(r, scratch, &it);
-        if (rc == 0)
-            read_item(st, it, i, &before);
+        if (rc == 0 && doc_stream_item(st, it, i))
+            pass->again = before;
         arena_destroy(scratch);
         if (rc < 0)
             return -1;
@@ -140,11 +125,13 @@ static int read_items(struct stream *st, struct json_reader *r,
     return rc;
 }
 
-/* The second pass: the items from st->again on, the list's kind known. */
-static int reread_items(struct stream *st, const char *elem,
-                        struct arena *scratch, struct err *e)
+/* The second pass: the items from pass->again on, the list's kind known. */
+static int reread_items(void *arg, struct doc_stream *st, const char *elem,
+                        struct err *e)
 {
-    struct json_reader r = st->again;
+    struct json_pass *pass = arg;
+    struct arena *scratch = pass->scratch;
+    struct json_reader r = pass->again;
     size_t i = st->defer_index;
     cJSON *it;
     int rc;
@@ -153,7 +140,7 @@ static int reread_items(struct stream *st, const char *elem,
     do {
         rc = json_reader_value(&r, scratch, &it);
         if (rc == 0)
-            take_item(st, it, i++, elem);
+            doc_stream_take(st, it, i++, elem);
         arena_destroy(scratch);
         if (rc < 0)
             return -1;
@@ -162,7 +149,7 @@ static int reread_items(struct stream *st, const char *elem,
 }
 
 /* The first "kind" member v tells whether items matter, and how. */
-static void note_kind(struct stream *st, const cJSON *v)
+static void note_kind(struct doc_stream *st, const cJSON *v)
 {
     st->doc = DOC_OTHER;
     if (!cJSON_IsString(v))
@@ -177,8 +164,10 @@ static void note_kind(struct stream *st, const cJSON *v)
     }
 }
 
-static void add_member(cJSON *root, cJSON *v, char *key)
+void doc_stream_member(struct doc_stream *st, cJSON *v, char *key)
 {
+    cJSON *root = st->root;
+
     v->string = key;
     if (root->child) {
         root->child->prev->next = v;
@@ -187,12 +176,25 @@ static void add_member(cJSON *root, cJSON *v, char *key)
         root->child = v;
     }
     root->child->prev = v;
+    if (st->doc == DOC_UNSEEN && !strcmp(key, "kind"))
+        note_kind(st, v);
+}
+
+void doc_stream_init(struct doc_stream *st, struct kube_objects *staging,
+                     struct arena *a, cJSON *root)
+{
+    memset(st, 0, sizeof(*st));
+    st->o = staging;
+    jw_init(&st->w, a, NULL, NULL);
+    st->root = root;
+    root->type = cJSON_Object;
 }
 
 /* Every member of the top-level object, the first "items" streamed. */
-static int read_document(struct stream *st, struct json_reader *r,
-                         struct arena *top, struct arena *scratch)
+static int read_document(struct doc_stream *st, struct json_reader *r,
+                         struct arena *top, struct json_pass *pass)
 {
+    struct arena *scratch = pass->scratch;
     char *key;
     cJSON *v;
     int rc;
@@ -204,7 +206,7 @@ static int read_document(struct stream *st, struct json_reader *r,
             st->items_seen = true;
             if (json_reader_peek(r) == '[') {
                 st->streamed = true;
-                if (read_items(st, r, scratch) < 0)
+                if (read_items(st, r, pass) < 0)
                     return -1;
                 continue;
             }
@@ -218,16 +220,13 @@ static int read_document(struct stream *st, struct json_reader *r,
         }
         if (json_reader_value(r, top, &v) < 0)
             return -1;
-        add_member(st->root, v, key);
-        if (st->doc == DOC_UNSEEN && !strcmp(key, "kind"))
-            note_kind(st, v);
+        doc_stream_member(st, v, key);
     }
     return rc;
 }
 
-/* The valid document read: decide as parse_add_document does on the tree. */
-static int finish_document(struct stream *st, const struct kube_objects *orig,
-                           struct arena *scratch, struct err *e)
+int doc_stream_finish(struct doc_stream *st, const struct kube_objects *orig,
+                      doc_stream_reread_fn *reread, void *arg, struct err *e)
 {
     const char *kind, *elem = NULL;
     struct jw *w = &st->w;
@@ -243,8 +242,7 @@ static int finish_document(struct stream *st, const struct kube_objects *orig,
         *st->o = *orig;
         return parse_add_document(w, st->root, st->o);
     }
-    if (st->deferred && !st->kind_failed &&
-        reread_items(st, elem, scratch, e) < 0)
+    if (st->deferred && !st->kind_failed && reread(arg, st, elem, e) < 0)
         return -1;
     if (st->kind_failed || st->decode_failed) {
         if (e)
@@ -261,28 +259,25 @@ static int stream_document(struct arena *a, const char *json, size_t len,
     struct kube_objects tmp = *objs;
     struct arena top, scratch;
     struct json_reader r;
-    struct stream *st;
+    struct json_pass pass;
+    struct doc_stream *st;
+    cJSON *root;
     int rc = -1;
 
     arena_init(&top, 0);
     arena_init(&scratch, 0);
+    pass.scratch = &scratch;
     st = arena_calloc(&top, 1, sizeof(*st));
-    if (!st) {
+    root = arena_calloc(&top, 1, sizeof(cJSON));
+    if (!st || !root) {
         err_set(e, "out of memory");
         goto out;
     }
-    st->o = &tmp;
-    jw_init(&st->w, a, NULL, NULL);
-    st->root = arena_calloc(&top, 1, sizeof(cJSON));
-    if (!st->root) {
-        err_set(e, "out of memory");
-        goto out;
-    }
-    st->root->type = cJSON_Object;
+    doc_stream_init(st, &tmp, a, root);
     json_reader_init(&r, json, len, e);
-    if (read_document(st, &r, &top, &scratch) < 0)
+    if (read_document(st, &r, &top, &pass) < 0)
         goto out;
-    rc = finish_document(st, objs, &scratch, e);
+    rc = doc_stream_finish(st, objs, reread_items, &pass, e);
 out:
     arena_destroy(&scratch);
     arena_destroy(&top);

@@ -1,13 +1,16 @@
 /*
- * snapshot_file.c: load a static cluster from JSON files (see header).
+ * snapshot_file.c: load a static cluster from JSON or YAML files (see
+ * header); YAML streams from the file, JSON is read whole.
  */
 #include "kube/snapshot_file.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "kube/doc_format.h"
 #include "kube/parse.h"
 
 char *kube_read_file(struct arena *a, const char *path, size_t max, size_t *len,
@@ -50,9 +53,62 @@ out:
     return buf;
 }
 
+/* JSON or YAML, by content: the file's head decides (doc_format.h). */
+static int sniff_file(const char *path, enum doc_format *fmt, struct err *e)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    char *head;
+    size_t n;
+
+    if (!f)
+        return err_set(e, "%s: %s", path, strerror(errno));
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return err_set(e, "%s: not a regular file", path);
+    }
+    head = malloc(DOC_FORMAT_HEAD);
+    if (!head) {
+        fclose(f);
+        return err_set(e, "%s: out of memory", path);
+    }
+    n = fread(head, 1, DOC_FORMAT_HEAD, f);
+    fclose(f);
+    *fmt = doc_format_sniff(head, n, e);
+    free(head);
+    if (*fmt == DOC_FORMAT_INI)
+        return err_set(e,
+                       "%s: looks like INI; expected Kubernetes objects "
+                       "in JSON or YAML",
+                       path);
+    if (*fmt == DOC_FORMAT_UNKNOWN)
+        return err_prefix(e, "%s: ", path);
+    return 0;
+}
+
+/* A YAML file, streamed from disk. */
+static int load_yaml(struct arena *a, const char *path,
+                     struct kube_objects *objs, struct err *e)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    int rc;
+
+    if (!f)
+        return err_set(e, "%s: %s", path, strerror(errno));
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return err_set(e, "%s: not a regular file", path);
+    }
+    rc = kube_parse_yaml_file(a, f, objs, e);
+    fclose(f);
+    return rc < 0 ? err_prefix(e, "%s: ", path) : 0;
+}
+
 int kube_snapshot_load_files(struct arena *a, const char *const *paths,
                              size_t n, struct kube_objects *objs, struct err *e)
 {
+    enum doc_format fmt = DOC_FORMAT_UNKNOWN;
     size_t i;
 
     for (i = 0; i < n; i++) {
@@ -61,6 +117,13 @@ int kube_snapshot_load_files(struct arena *a, const char *const *paths,
         char *buf;
         int rc;
 
+        if (sniff_file(paths[i], &fmt, e) < 0)
+            return -1;
+        if (fmt == DOC_FORMAT_YAML) {
+            if (load_yaml(a, paths[i], objs, e) < 0)
+                return -1;
+            continue;
+        }
         /* The text is dropped after parsing; the objects stay in a. */
         arena_init(&tmp, 0);
         buf = kube_read_file(&tmp, paths[i], KUBE_SNAPSHOT_MAX_FILE, &len, e);

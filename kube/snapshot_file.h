@@ -1,6 +1,7 @@
 /*
  * snapshot_file.h: a static cluster from files (`kubectl get ... -o json`
- * output, one document per file), for `--cluster FILE`, explain and tests.
+ * or `-o yaml` output; JSON one document per file, YAML any number joined
+ * with ---), for `--cluster FILE`, explain and tests.
  */
 #ifndef KUBE_SNAPSHOT_FILE_H
 #define KUBE_SNAPSHOT_FILE_H
@@ -22,8 +23,9 @@ char *kube_read_file(struct arena *a, const char *path, size_t max, size_t *len,
                      struct err *e);
 
 /*
- * Parse every file into objs (zeroed by the caller), in order. Errors are
- * prefixed with the file name: "cluster.json: items[3].spec...: ...".
+ * Parse every file into objs (zeroed by the caller), in order; each is
+ * JSON or YAML by its content. Errors are prefixed with the file name:
+ * "cluster.json: items[3].spec...: ...".
  */
 int kube_snapshot_load_files(struct arena *a, const char *const *paths,
                              size_t n, struct kube_objects *objs,

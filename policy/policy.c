@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/doc_format.h"
 #include "policy/policy_buf.h"
 #include "policy/policy_internal.h"
 
@@ -295,21 +296,51 @@ static int check_header(struct policy *p, struct err *e)
     return 0;
 }
 
-static bool looks_ini(const char *name, const char *buf, size_t len)
+/*
+ * Syntax errors quote the text they stop at ("near ..."). A Policy whose
+ * extenders carry a private key inline (tlsConfig.keyData) never has a
+ * piece of it printed: the quote is dropped from the message.
+ */
+static void redact_near(const char *buf, size_t len, struct err *e)
 {
-    size_t n = strlen(name), i;
+    static const char key[] = "keydata";
+    size_t i, k;
+    char *near;
 
-    if ((n > 4 && !strcmp(name + n - 4, ".ini")) ||
-        (n > 5 && !strcmp(name + n - 5, ".conf")))
-        return true;
-    if (n > 5 && !strcmp(name + n - 5, ".json"))
-        return false;
-    for (i = 0; i < len; i++) {
-        if (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n')
-            continue;
-        return buf[i] == '[' || buf[i] == ';' || buf[i] == '#';
+    for (i = 0; i + sizeof(key) - 1 <= len; i++) {
+        for (k = 0; k < sizeof(key) - 1; k++)
+            if ((buf[i + k] | 0x20) != key[k])
+                break;
+        if (k == sizeof(key) - 1)
+            break;
     }
-    return false;
+    if (i + sizeof(key) - 1 > len)
+        return;
+    near = strstr(e->msg, " near \"");
+    if (near)
+        strcpy(near, " (text not quoted: the file holds keyData)");
+}
+
+/* The format asked for, or the one the content shows (doc_format.h). */
+static int pick_format(const struct policy_load_opts *opts, const char *buf,
+                       size_t len, enum policy_format *out, struct err *e)
+{
+    *out = opts->format;
+    if (*out != POLICY_FORMAT_AUTO)
+        return 0;
+    switch (doc_format_sniff(buf, len, e)) {
+    case DOC_FORMAT_JSON:
+        *out = POLICY_FORMAT_JSON;
+        return 0;
+    case DOC_FORMAT_YAML:
+        *out = POLICY_FORMAT_YAML;
+        return 0;
+    case DOC_FORMAT_INI:
+        *out = POLICY_FORMAT_INI;
+        return 0;
+    default:
+        return -1;
+    }
 }
 
 int policy_load_buffer(const char *name, const char *buf, size_t len,
@@ -317,6 +348,7 @@ int policy_load_buffer(const char *name, const char *buf, size_t len,
                        struct err *e)
 {
     struct policy_load_opts none = { .format = POLICY_FORMAT_AUTO };
+    enum policy_format format;
     struct policy *p;
     bool ini;
     int rc;
@@ -334,16 +366,23 @@ int policy_load_buffer(const char *name, const char *buf, size_t len,
     p->compat = opts->compat;
     p->gates = opts->gates;
     p->source = arena_strdup(&p->arena, name);
-    ini = opts->format == POLICY_FORMAT_INI ||
-          (opts->format == POLICY_FORMAT_AUTO && looks_ini(name, buf, len));
-    if (!p->source) {
+    rc = pick_format(opts, buf, len, &format, e);
+    ini = format == POLICY_FORMAT_INI;
+    if (rc) {
+        /* the content is none of the three: e says what it looked like */
+    } else if (!p->source) {
         rc = err_set(e, "out of memory");
     } else if (ini) {
         rc = policy_parse_ini(p, buf, len, e);
         p->doc.ini = 1;
+    } else if (format == POLICY_FORMAT_YAML) {
+        rc = policy_parse_yaml(p, buf, len, e);
+        p->doc.yaml = 1;
     } else {
         rc = policy_parse_json(p, buf, len, e);
     }
+    if (rc)
+        redact_near(buf, len, e);
     if (!rc)
         rc = check_header(p, e);
     if (!rc)

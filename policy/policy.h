@@ -27,9 +27,10 @@
 #define POLICY_COMPAT_LEGACY 0x1u /* accept names v1.22 dropped */
 
 enum policy_format {
-    POLICY_FORMAT_AUTO = 0, /* .ini/.conf: INI; otherwise by first byte */
+    POLICY_FORMAT_AUTO = 0, /* by content (kube/doc_format.h) */
     POLICY_FORMAT_JSON,
     POLICY_FORMAT_INI,
+    POLICY_FORMAT_YAML,
 };
 
 /* Feature gates that change how a Policy resolves (v1.22 defaults: on). */
@@ -133,6 +134,13 @@ int policy_parse_json(struct policy *p, const char *buf, size_t len,
                       struct err *e);
 int policy_parse_ini(struct policy *p, const char *buf, size_t len,
                      struct err *e);
+/*
+ * YAML, as v1.20-v1.22's universal decoder reads it: the first document,
+ * turned into JSON (kube/yaml_reader.h), then read as policy_parse_json
+ * reads its tree; the same paths in errors.
+ */
+int policy_parse_yaml(struct policy *p, const char *buf, size_t len,
+                      struct err *e);
 
 /* Print a document as canonical JSON / INI, into arena memory. */
 char *policy_write_json(const struct policy_doc *d, struct arena *a,

@@ -138,7 +138,8 @@ struct policy_doc {
     size_t n_extenders;
     int32_t hard_pod_affinity_symmetric_weight;
     bool always_check_all_predicates;
-    int ini; /* 1 when parsed from INI (locations are lines) */
+    int ini;  /* 1 when parsed from INI (locations are lines) */
+    int yaml; /* 1 when parsed from YAML (turned into JSON first) */
 };
 
 /* Caps on what one document may hold (curl's `toobig`). */

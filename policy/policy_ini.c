@@ -97,6 +97,11 @@ static const char *unquote(struct ictx *c, const char *v)
     size_t n = strlen(v), i, k = 0;
     char *out;
 
+    if (n > 0 && v[0] == '"' && (n < 2 || v[n - 1] != '"')) {
+        fail(c, "unterminated quoted value %s (no closing '\"')",
+             err_quote((char[96]){ 0 }, 96, v, 40));
+        return NULL;
+    }
     if (n < 2 || v[0] != '"' || v[n - 1] != '"')
         return arena_strdup(&c->p->arena, v);
     out = arena_alloc(&c->p->arena, n);
@@ -560,6 +565,8 @@ static int on_key(void *user, const char *section, const char *name,
     (void)section; /* inih keeps 50 bytes of it; we track sections */
     if (c->failed_line)
         return 0;
+    if (!*name)
+        return fail(c, "a value without a key before the '='");
     v = unquote(c, value);
     if (!v)
         return 0;
@@ -753,6 +760,44 @@ static char *reader(char *str, int num, void *stream)
     return str;
 }
 
+/*
+ * inih's syntax error on line `line`: say what is wrong with it, at which
+ * column, quoting the text there ("3:8: section header without its
+ * closing ']': \"[policy\"").
+ */
+static int syntax_error(const char *buf, size_t len, int line, struct err *e)
+{
+    const char *p = buf, *end = buf + len, *eol, *s, *why;
+    char text[INI_LINE_MAX + 1], q[96];
+    size_t n;
+    int i;
+
+    for (i = 1; i < line && p < end; i++) {
+        p = memchr(p, '\n', (size_t)(end - p));
+        p = p ? p + 1 : end;
+    }
+    eol = memchr(p, '\n', (size_t)(end - p));
+    if (!eol)
+        eol = end;
+    for (s = p; s < eol && (*s == ' ' || *s == '\t'); s++)
+        ;
+    n = (size_t)(eol - s) < INI_LINE_MAX ? (size_t)(eol - s) : INI_LINE_MAX;
+    memcpy(text, s, n);
+    while (n && (text[n - 1] == '\r' || text[n - 1] == ' '))
+        n--;
+    text[n] = '\0';
+    if (text[0] == '[')
+        why = "section header without its closing ']'";
+    else if (text[0] == '=' || text[0] == ':')
+        why = "a value without a key before the '='";
+    else if (!strpbrk(text, "=:"))
+        why = "a key without '=' and a value (key = value)";
+    else
+        why = "not a [section], key = value or ; comment";
+    return err_set(e, "%d:%d: %s: %s", line, (int)(s - p) + 1, why,
+                   err_quote(q, sizeof(q), text, 60));
+}
+
 static int finish_mode(struct ictx *c, const char *mode, int line, size_t n,
                        const char *what, enum policy_list_mode *out)
 {
@@ -800,10 +845,7 @@ int policy_parse_ini(struct policy *p, const char *buf, size_t len,
     if (c.failed_line)
         return -1;
     if (rc > 0)
-        return err_set(e,
-                       "%d: INI syntax error (expected [section], "
-                       "key = value or a ; comment)",
-                       rc);
+        return syntax_error(buf, len, rc, e);
     if (rc < 0)
         return err_set(e, "0: cannot parse INI (%d)", rc);
     if (!p->doc.api_version)

@@ -21,4 +21,12 @@ const char *policy_loc_field(struct policy *p, const struct policy_loc *loc,
  */
 int policy_resolve(struct policy *p, struct err *e);
 
+/*
+ * Decode a parsed Policy tree (JSON, or YAML turned into the same tree)
+ * into p->doc. Returns 0 or -1 with e set (the JSON path, no file).
+ */
+struct cJSON;
+int policy_decode_tree(struct policy *p, const struct cJSON *root,
+                       struct err *e);
+
 #endif

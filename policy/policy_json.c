@@ -2,8 +2,11 @@
  * policy_json.c: the legacy Policy JSON, read as kube-scheduler v1.22
  * decodes it (staging/.../kube-scheduler/config/v1/types.go): keys are
  * case-sensitive except inside extenders[] (Go's encoding/json there),
- * null means "not set", a repeated key's last value wins, unknown keys are
- * ignored (we warn). The writer is policy_json_write.c.
+ * null means "not set", unknown keys are ignored (we warn). A key given
+ * twice in one object fails the load, as v1.20-v1.22's strict decoder
+ * refuses the file ("key \"x\" already set in map"; checked on a real
+ * v1.20.2); keys that differ only in case inside extenders[] do not (the
+ * last one wins there). The writer is policy_json_write.c.
  */
 #include "policy/policy.h"
 
@@ -13,7 +16,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "kube/json_arena.h"
 #include "policy/policy_buf.h"
+#include "policy/policy_internal.h"
 
 struct jctx {
     struct policy *p;
@@ -717,49 +722,97 @@ static const struct jfield top_fields[] = {
     { "alwaysCheckAllPredicates", top_always },
 };
 
-/* Line and column (1-based) of byte offset off in buf. */
-static void line_col(const char *buf, size_t off, int *line, int *col)
+/* Sort helper: members by key. */
+static int cmp_key(const void *a, const void *b)
 {
-    size_t i;
+    return strcmp((*(const cJSON *const *)a)->string,
+                  (*(const cJSON *const *)b)->string);
+}
 
-    *line = 1;
-    *col = 1;
-    for (i = 0; i < off && buf[i]; i++) {
-        if (buf[i] == '\n') {
-            (*line)++;
-            *col = 1;
-        } else {
-            (*col)++;
-        }
+/*
+ * The first member of obj whose key an earlier member has, or NULL. The
+ * keys are sorted first (n log n), so only an object that has a repeat
+ * pays for finding the first one.
+ */
+static const cJSON *repeated_key(struct jctx *c, const cJSON *obj)
+{
+    const cJSON *it, *jt, **v;
+    size_t n = 0, i;
+    bool any = false;
+
+    for (it = obj->child; it; it = it->next)
+        n++;
+    if (n < 2)
+        return NULL;
+    v = arena_calloc(&c->p->arena, n, sizeof(*v));
+    if (!v)
+        return NULL;
+    for (i = 0, it = obj->child; it; it = it->next)
+        v[i++] = it;
+    qsort(v, n, sizeof(*v), cmp_key);
+    for (i = 1; i < n && !any; i++)
+        any = !strcmp(v[i - 1]->string, v[i]->string);
+    if (!any)
+        return NULL;
+    for (it = obj->child; it; it = it->next)
+        for (jt = obj->child; jt != it; jt = jt->next)
+            if (!strcmp(jt->string, it->string))
+                return it;
+    return NULL;
+}
+
+/* A key given twice anywhere in v (at path) fails, as v1.22 does. */
+static int check_repeats(struct jctx *c, const cJSON *v, const char *path)
+{
+    const cJSON *it, *rep;
+    char q[96];
+    size_t i = 0;
+
+    if (cJSON_IsObject(v)) {
+        rep = repeated_key(c, v);
+        if (rep)
+            return err_set(c->e,
+                           "%s: key %s already set in map (v1.22's strict "
+                           "decoder refuses a Policy with a repeated key)",
+                           jpath(c, path, rep->string),
+                           err_quote(q, sizeof(q), rep->string, 60));
+        for (it = v->child; it; it = it->next)
+            if (check_repeats(c, it, jpath(c, path, it->string)) < 0)
+                return -1;
+    } else if (cJSON_IsArray(v)) {
+        for (it = v->child; it; it = it->next)
+            if (check_repeats(c, it, jindex(c, path, i++)) < 0)
+                return -1;
     }
+    return 0;
+}
+
+int policy_decode_tree(struct policy *p, const cJSON *root, struct err *e)
+{
+    struct jctx c = { p, e };
+
+    memset(&p->doc, 0, sizeof(p->doc));
+    return decode_object(&c, root, "", top_fields, NF(top_fields), false,
+                         &p->doc);
 }
 
 int policy_parse_json(struct policy *p, const char *buf, size_t len,
                       struct err *e)
 {
-    struct jctx c = { p, e };
-    const char *end = NULL;
+    struct arena tree;
     cJSON *root;
-    char *copy;
-    int rc, line, col;
+    int rc;
 
-    /* cJSON wants the length to count a terminating NUL. */
-    copy = arena_strndup(&p->arena, buf, len);
-    if (!copy)
-        return err_set(e, "out of memory");
-    if (strlen(copy) != len)
-        return err_set(e, "invalid JSON: NUL byte at offset %zu", strlen(copy));
-    root = cJSON_ParseWithLengthOpts(copy, len + 1, &end, 1);
-    if (!root) {
-        size_t off = end && end >= copy ? (size_t)(end - copy) : 0;
+    /* The request parser's JSON reader: its errors name the cause. */
+    arena_init(&tree, 0);
+    rc = json_arena_parse(&tree, buf, len, 0, &root, e);
+    if (rc == 0) {
+        struct jctx c = { p, e };
 
-        line_col(copy, off, &line, &col);
-        return err_set(e, "invalid JSON at line %d, column %d (offset %zu)",
-                       line, col, off);
+        rc = check_repeats(&c, root, "");
     }
-    memset(&p->doc, 0, sizeof(p->doc));
-    rc =
-        decode_object(&c, root, "", top_fields, NF(top_fields), false, &p->doc);
-    cJSON_Delete(root);
+    if (rc == 0)
+        rc = policy_decode_tree(p, root, e);
+    arena_destroy(&tree);
     return rc;
 }

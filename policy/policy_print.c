@@ -257,7 +257,10 @@ static void text_out(struct pbuf *b, const struct policy *p)
     size_t i;
 
     pbuf_printf(b, "Policy %s: valid (%s, apiVersion %s, compat %s)\n",
-                p->source, p->doc.ini ? "INI" : "JSON",
+                p->source,
+                p->doc.ini    ? "INI"
+                : p->doc.yaml ? "YAML"
+                              : "JSON",
                 p->doc.api_version ? p->doc.api_version : "v1",
                 (p->compat & POLICY_COMPAT_LEGACY) ? "legacy" : "none");
     pbuf_printf(b, "\nPredicates, in run order (%s):\n",
@@ -366,7 +369,9 @@ static void json_out(struct pbuf *b, const struct policy *p)
         ",\n  \"valid\": true,\n  \"format\": \"%s\",\n"
         "  \"compat\": \"%s\",\n  \"predicatesMode\": \"%s\",\n"
         "  \"prioritiesMode\": \"%s\",\n  \"predicates\": [",
-        p->doc.ini ? "ini" : "json",
+        p->doc.ini    ? "ini"
+        : p->doc.yaml ? "yaml"
+                      : "json",
         (p->compat & POLICY_COMPAT_LEGACY) ? "legacy" : "none",
         p->doc.predicates_mode == POLICY_LIST_DEFAULT ? "default" : "listed",
         p->doc.priorities_mode == POLICY_LIST_DEFAULT ? "default" : "listed");

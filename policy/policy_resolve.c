@@ -80,8 +80,8 @@ static int pred_not_found(struct rctx *c, const struct policy_pred_entry *pe,
     if (d && (d->flags & PRED_LEGACY))
         return err_set(c->e,
                        "%s: predicate type not found for \"%s\" (v1.22 "
-                       "dropped it; load with `compat legacy` to accept "
-                       "policies written for older clusters)",
+                       "dropped it; load with `--compat legacy` to "
+                       "accept policies written for older clusters)",
                        at(c, &pe->loc, "name"), name);
     sug = policy_suggest_predicate(name, c->p->compat);
     return err_set(c->e, "%s: predicate type not found for \"%s\"%s%s%s",
@@ -188,8 +188,8 @@ static int prio_not_found(struct rctx *c, const struct policy_prio_entry *pe,
     if (d && (d->flags & PRIO_LEGACY))
         return err_set(c->e,
                        "%s: priority type not found for \"%s\" (v1.22 "
-                       "dropped it; load with `compat legacy` to accept "
-                       "policies written for older clusters)",
+                       "dropped it; load with `--compat legacy` to "
+                       "accept policies written for older clusters)",
                        at(c, &pe->loc, "name"), name);
     if (!strcmp(name, PRIO_NAME_RTCR_POLICY))
         return err_set(c->e,

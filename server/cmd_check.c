@@ -1,6 +1,6 @@
 /*
  * cmd_check.c: `kube-policy-extender check POLICY [--compat legacy]
- * [--output json] [--format json|ini]`: load the Policy as v1.22 would and
+ * [--output json] [--format json|yaml|ini]`: load the Policy as v1.22 would and
  * print the effective configuration. Exit 0 valid, 1 invalid, 2 usage.
  * Warnings go to stderr; the configuration (or the JSON verdict) to stdout.
  */
@@ -14,7 +14,7 @@
 static void check_usage(FILE *f)
 {
     fprintf(f, "Usage: kube-policy-extender check POLICY [--compat legacy] "
-               "[--output text|json] [--format json|ini]\n\n"
+               "[--output text|json] [--format json|yaml|ini]\n\n"
                "Validate a kube-scheduler Policy (JSON or INI) as v1.22 "
                "does and print the\neffective configuration. Exit status: 0 "
                "valid, 1 invalid, 2 usage error.\n");
@@ -36,6 +36,8 @@ int cli_policy_option(const char *opt, const char *val,
             o->format = POLICY_FORMAT_JSON;
         else if (!strcmp(val, "ini"))
             o->format = POLICY_FORMAT_INI;
+        else if (!strcmp(val, "yaml"))
+            o->format = POLICY_FORMAT_YAML;
         else
             return -1;
         return 0;

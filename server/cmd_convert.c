@@ -3,7 +3,7 @@
  * json|ini|kubeschedulerconfiguration|scheduler-policy|extender-policy
  * [--api-version
  * kubescheduler.config.k8s.io/v1beta2|kubescheduler.config.k8s.io/v1]
- * [--extender-url URL] [--compat legacy] [--format json|ini]`: the Policy
+ * [--extender-url URL] [--compat legacy] [--format json|yaml|ini]`: the Policy
  * (validated first) in another form, on stdout. Exit 0, 1 invalid, 2 usage.
  */
 #include <stdio.h>
@@ -22,7 +22,7 @@ static void convert_usage(FILE *f)
             "         [--api-version kubescheduler.config.k8s.io/v1beta2|"
             "kubescheduler.config.k8s.io/v1]\n"
             "         [--extender-url URL] [--compat legacy] "
-            "[--format json|ini]\n\n"
+            "[--format json|yaml|ini]\n\n"
             "Print the Policy as canonical JSON, as INI, or as the "
             "KubeSchedulerConfiguration\nprofile kube-scheduler v1.22 builds "
             "from it (default API version v1beta2;\nthe extender URL "

@@ -17,6 +17,7 @@
 #include "server/cli.h"
 #include "server/evaluate.h"
 #include "server/feature_gates.h"
+#include "server/scheduler.h"
 
 #define EXPLAIN_MAX_CLUSTER_FILES 64
 
@@ -41,9 +42,10 @@ static void explain_usage(FILE *f)
                "as kube-scheduler v1.22 would:\nwhich predicates fail on each "
                "node and why, each priority's score (0..100,\nunweighted), the "
                "weighted total, and the node that would be selected.\n\n"
-               "  --policy FILE    the Policy (JSON or INI)\n"
-               "  --cluster FILE   cluster objects; repeat for more files\n"
-               "  --pod FILE       the pod to place (a Pod object)\n"
+               "  --policy FILE    the Policy (JSON, YAML or INI)\n"
+               "  --cluster FILE   cluster objects, JSON or YAML; repeat for "
+               "more files\n"
+               "  --pod FILE       the pod to place (a Pod, JSON or YAML)\n"
                "  --output FORMAT  text (default) or json\n"
                "  --compat legacy  accept predicates v1.22 dropped\n"
                "  --feature-gates LIST  v1.22 gates, e.g. "
@@ -116,6 +118,37 @@ static const char *pod_ref(struct arena *a, const struct kube_pod *p)
     return arena_sprintf(a, "%s/%s", p->namespace, p->name);
 }
 
+/*
+ * What v1.22 would tell the pod when no node fits: FitError.Error()
+ * ("0/N nodes are available: ..."), or ErrNoNodesAvailable without nodes.
+ * NULL when some node fits (or out of memory).
+ */
+static const char *fit_summary(struct arena *a, const struct eval_result *r)
+{
+    if (r->n_feasible > 0)
+        return NULL;
+    if (r->n_nodes == 0)
+        return "no nodes available to schedule pods";
+    return sched_fit_error(a, r);
+}
+
+/*
+ * v1.22's prioritizeNodes gives every feasible node a score of 1 when the
+ * profile has no score plugin and there is no extender (EqualPriority is
+ * dropped from a Policy, so a Policy listing only it lands here).
+ */
+static void apply_no_score_rule(const struct policy *p,
+                                const struct prio_plan *plan,
+                                struct eval_result *r)
+{
+    size_t i;
+
+    if (!r->scored || plan->n_steps > 0 || p->n_extenders > 0)
+        return;
+    for (i = 0; i < r->n_feasible; i++)
+        r->prio.totals[i] = 1;
+}
+
 static void json_node(struct jsonw *w, const struct eval_result *r,
                       const struct prio_plan *plan, size_t i)
 {
@@ -180,6 +213,11 @@ static int print_json(struct arena *a, const struct kube_pod *pod,
     for (i = 0; i < r->n_nodes; i++)
         json_node(&w, r, plan, i);
     jsonw_end_array(&w);
+    jsonw_key(&w, "summary");
+    if (fit_summary(a, r))
+        jsonw_string(&w, fit_summary(a, r));
+    else
+        jsonw_null(&w);
     jsonw_key(&w, "selected");
     if (r->selected >= 0)
         jsonw_string(&w, r->nodes[r->selected].ni->node->name);
@@ -242,6 +280,8 @@ static void print_text(struct arena *a, const struct kube_pod *pod,
         }
         printf("\n");
     }
+    if (fit_summary(a, r))
+        printf("\n%s\n", fit_summary(a, r));
     printf("\nSelected: %s\n", r->selected >= 0
                                    ? r->nodes[r->selected].ni->node->name
                                    : "(none: no feasible node)");
@@ -267,7 +307,7 @@ static int run(const struct explain_opts *o, struct arena *a, struct err *e)
     text = kube_read_file(a, o->pod, KUBE_SNAPSHOT_MAX_FILE, &len, e);
     if (!text)
         goto out_policy;
-    if (kube_parse_pod(a, text, len, &pod, e) < 0) {
+    if (kube_parse_pod_text(a, text, len, &pod, e) < 0) {
         err_prefix(e, "%s: ", o->pod);
         goto out_policy;
     }
@@ -284,6 +324,7 @@ static int run(const struct explain_opts *o, struct arena *a, struct err *e)
         evaluate_pod(&plans, &pod, &c, nodes, c.n_nodes,
                      EVAL_FILTER | EVAL_SCORE, a, &r, e) < 0)
         goto out_cluster;
+    apply_no_score_rule(p, &plans.prio, &r);
     if (o->json) {
         if (print_json(a, &pod, &r, &plans.prio) < 0) {
             err_set(e, "out of memory writing JSON");

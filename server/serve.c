@@ -42,8 +42,12 @@ int cli_serve(int argc, char **argv)
                   o.verbosity);
     memset(&ctx, 0, sizeof(ctx));
     s = srv_new(&o, &e);
-    if (!s || serve_app_init(&ctx, s, &e) < 0 || srv_start(s, &e) != 0 ||
-        srv_run(s, &e) != 0)
+    if (!s || serve_app_init(&ctx, s, &e) < 0 || srv_start(s, &e) != 0)
+        goto out;
+    /* Only once the port is bound: a taken port is the first complaint. */
+    LOG_INFO("serving policy %s over %zu cluster file(s)", o.policy_file,
+             o.n_cluster_files);
+    if (srv_run(s, &e) != 0)
         goto out;
     rc = 0;
 out:

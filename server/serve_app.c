@@ -468,8 +468,6 @@ static int load(struct server *s, struct serve_ctx *ctx, struct err *e)
     }
     metrics_counter_add(ctx->reloads_ok, 1);
     metrics_gauge_set(ctx->reload_time, (double)time(NULL));
-    LOG_INFO("serving policy %s over %zu cluster file(s)", s->opts.policy_file,
-             s->opts.n_cluster_files);
     return 0;
 }
 

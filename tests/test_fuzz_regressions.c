@@ -42,12 +42,13 @@ static const struct json_error_case situ_lines[] = {
     { "fuzz_json crash input",
       BYTES("{\"kin_\\\"\\\\\\\\\\nul\"predic\x97\x83ies\n"),
       "invalid JSON at byte 17 (line 1, column 18): expected ':' after "
-      "object key" },
+      "object key near \"predic\"" },
     { "escaped \\n before a real line feed", BYTES("{\"a\\nb\":1,\n\"c\" 2}"),
       "invalid JSON at byte 15 (line 2, column 5): expected ':' after "
-      "object key" },
+      "object key near \"2}\"" },
     { "\\u000a and \\u000A escapes", BYTES("[\"\\u000a\\u000A\",\n\n  x]"),
-      "invalid JSON at byte 20 (line 3, column 3): expected value" },
+      "invalid JSON at byte 20 (line 3, column 3): expected value near "
+      "\"x]\"" },
 };
 
 static void expect_error(const struct json_error_case *c, int in_situ)

@@ -20,6 +20,8 @@
 #include "kube/err.h"
 #include "kube/json_arena.h"
 
+#define UNTERMINATED "unterminated string (no closing quote)"
+
 /* A v1 Node much like kube-scheduler sends, with escapes and UTF-8. */
 static const char node_json[] =
     "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":"
@@ -220,107 +222,133 @@ static const struct {
     { "unclosed array", "[1,", 0, "unexpected end of input at byte 3" },
     { "unclosed object", "{\"a\":", 0, "unexpected end of input at byte 5" },
     { "unclosed key", "{\"a\"", 0, "unexpected end of input at byte 4" },
-    { "unclosed string", "\"abc", 0, "unexpected end of input at byte 4" },
-    { "cut escape", "\"\\", 0, "unexpected end of input at byte 2" },
-    { "cut \\u escape", "\"\\u12", 0, "unexpected end of input at byte 5" },
+    { "unclosed string", "\"abc", 0,
+      "invalid JSON at byte 0 (line 1, column 1): " UNTERMINATED
+      " near \"\\\"abc\"" },
+    { "unclosed key name", "{\n \"ab", 0,
+      "invalid JSON at byte 3 (line 2, column 2): " UNTERMINATED
+      " near \"\\\"ab\"" },
+    { "cut escape", "\"\\", 0,
+      "invalid JSON at byte 0 (line 1, column 1): " UNTERMINATED
+      " near \"\\\"\\\\\"" },
+    { "cut \\u escape", "[\"\\u12", 0,
+      "invalid JSON at byte 1 (line 1, column 2): " UNTERMINATED
+      " near \"\\\"\\\\u12\"" },
+    { "unclosed string with UTF-8", "\"h\xc3\xa9", 0,
+      "invalid JSON at byte 0 (line 1, column 1): " UNTERMINATED
+      " near \"\\\"h\xc3\xa9\"" },
     { "cut literal", "nul", 0, "unexpected end of input at byte 3" },
     { "cut fraction", "1.", 0, "unexpected end of input at byte 2" },
     { "cut exponent", "1e+", 0, "unexpected end of input at byte 3" },
     { "lone minus", "-", 0, "unexpected end of input at byte 1" },
     { "trailing comma in array", "[1,]", 0,
-      "invalid JSON at byte 3 (line 1, column 4): trailing comma in array" },
+      "invalid JSON at byte 3 (line 1, column 4): trailing comma in "
+      "array near \"]\"" },
     { "trailing comma in object", "{\"a\":1,}", 0,
-      "invalid JSON at byte 7 (line 1, column 8): trailing comma in object" },
+      "invalid JSON at byte 7 (line 1, column 8): trailing comma in "
+      "object near \"}\"" },
     { "missing comma in array", "[1 2]", 0,
       "invalid JSON at byte 3 (line 1, column 4): expected ',' or ']' "
-      "after array element" },
+      "after array element near \"2]\"" },
     { "missing comma in object", "{\"a\":1 \"b\":2}", 0,
       "invalid JSON at byte 7 (line 1, column 8): expected ',' or '}' "
-      "after object member" },
+      "after object member near \"\\\"b\\\":2}\"" },
     { "wrong closer", "{\"a\":1]", 0,
       "invalid JSON at byte 6 (line 1, column 7): expected ',' or '}' "
-      "after object member" },
+      "after object member near \"]\"" },
     { "missing colon", "{\"a\" 1}", 0,
       "invalid JSON at byte 5 (line 1, column 6): expected ':' after "
-      "object key" },
+      "object key near \"1}\"" },
     { "number key", "{1:2}", 0,
       "invalid JSON at byte 1 (line 1, column 2): expected string for "
-      "object key" },
+      "object key near \"1:2}\"" },
     { "leading comma", "[,1]", 0,
-      "invalid JSON at byte 1 (line 1, column 2): expected value" },
+      "invalid JSON at byte 1 (line 1, column 2): expected value near "
+      "\",1]\"" },
     { "brace in array", "[}", 0,
-      "invalid JSON at byte 1 (line 1, column 2): expected value" },
+      "invalid JSON at byte 1 (line 1, column 2): expected value near "
+      "\"}\"" },
     { "bracket in object", "{]", 0,
       "invalid JSON at byte 1 (line 1, column 2): expected string for "
-      "object key" },
+      "object key near \"]\"" },
     { "leading zero", "01", 0,
-      "invalid JSON at byte 0 (line 1, column 1): invalid number: leading "
-      "zero" },
+      "invalid JSON at byte 0 (line 1, column 1): invalid number: "
+      "leading zero near \"01\"" },
     { "negative leading zero", "[-012]", 0,
-      "invalid JSON at byte 2 (line 1, column 3): invalid number: leading "
-      "zero" },
+      "invalid JSON at byte 2 (line 1, column 3): invalid number: "
+      "leading zero near \"012]\"" },
     { "bare point", "1.e5", 0,
-      "invalid JSON at byte 2 (line 1, column 3): invalid number: expected "
-      "digit after '.'" },
+      "invalid JSON at byte 2 (line 1, column 3): invalid number: "
+      "expected digit after '.' near \"e5\"" },
     { "bad exponent", "1ex", 0,
-      "invalid JSON at byte 2 (line 1, column 3): invalid number: expected "
-      "digit in exponent" },
+      "invalid JSON at byte 2 (line 1, column 3): invalid number: "
+      "expected digit in exponent near \"x\"" },
     { "minus letter", "-a", 0,
-      "invalid JSON at byte 1 (line 1, column 2): invalid number: expected "
-      "digit after '-'" },
+      "invalid JSON at byte 1 (line 1, column 2): invalid number: "
+      "expected digit after '-' near \"a\"" },
     { "plus sign", "+1", 0,
-      "invalid JSON at byte 0 (line 1, column 1): expected value" },
+      "invalid JSON at byte 0 (line 1, column 1): expected value near "
+      "\"+1\"" },
     { "leading point", ".5", 0,
-      "invalid JSON at byte 0 (line 1, column 1): expected value" },
+      "invalid JSON at byte 0 (line 1, column 1): expected value near "
+      "\".5\"" },
     { "NaN", "NaN", 0,
-      "invalid JSON at byte 0 (line 1, column 1): expected value" },
+      "invalid JSON at byte 0 (line 1, column 1): expected value near "
+      "\"NaN\"" },
     { "Infinity", "[Infinity]", 0,
-      "invalid JSON at byte 1 (line 1, column 2): expected value" },
+      "invalid JSON at byte 1 (line 1, column 2): expected value near "
+      "\"Infinity]\"" },
     { "-Infinity", "-Infinity", 0,
-      "invalid JSON at byte 1 (line 1, column 2): invalid number: expected "
-      "digit after '-'" },
+      "invalid JSON at byte 1 (line 1, column 2): invalid number: "
+      "expected digit after '-' near \"Infinity\"" },
     { "capital True", "True", 0,
-      "invalid JSON at byte 0 (line 1, column 1): expected value" },
+      "invalid JSON at byte 0 (line 1, column 1): expected value near "
+      "\"True\"" },
     { "bad literal", "nulx", 0,
-      "invalid JSON at byte 0 (line 1, column 1): invalid literal" },
+      "invalid JSON at byte 0 (line 1, column 1): invalid literal near "
+      "\"nulx\"" },
     { "literal with tail", "truex", 0,
-      "invalid JSON at byte 4 (line 1, column 5): trailing data after JSON "
-      "value" },
+      "invalid JSON at byte 4 (line 1, column 5): trailing data after "
+      "JSON value near \"x\"" },
     { "two values", "1 2", 0,
-      "invalid JSON at byte 2 (line 1, column 3): trailing data after JSON "
-      "value" },
+      "invalid JSON at byte 2 (line 1, column 3): trailing data after "
+      "JSON value near \"2\"" },
     { "extra closer", "{\"a\":1}}", 0,
-      "invalid JSON at byte 7 (line 1, column 8): trailing data after JSON "
-      "value" },
+      "invalid JSON at byte 7 (line 1, column 8): trailing data after "
+      "JSON value near \"}\"" },
     { "trailing NUL", "[1]\0", 4,
-      "invalid JSON at byte 3 (line 1, column 4): trailing data after JSON "
-      "value" },
+      "invalid JSON at byte 3 (line 1, column 4): trailing data after "
+      "JSON value near \"\"" },
     { "NUL", "\0", 1,
-      "invalid JSON at byte 0 (line 1, column 1): expected value" },
+      "invalid JSON at byte 0 (line 1, column 1): expected value near "
+      "\"\"" },
     { "byte order mark", "\xef\xbb\xbf{}", 0,
-      "invalid JSON at byte 0 (line 1, column 1): expected value" },
+      "invalid JSON at byte 0 (line 1, column 1): expected value near "
+      "\"\xef\xbb\xbf{}\"" },
     { "control character", "\"a\x01z\"", 0,
       "invalid JSON at byte 2 (line 1, column 3): control character in "
-      "string" },
+      "string near \"\\x01z\\\"\"" },
     { "raw tab", "[\"a\tb\"]", 0,
       "invalid JSON at byte 3 (line 1, column 4): control character in "
-      "string" },
+      "string near \"\\tb\\\"]\"" },
     { "raw newline after escape", "\"\\n\n\"", 0,
       "invalid JSON at byte 3 (line 1, column 4): control character in "
       "string" },
     { "invalid escape", "\"\\x\"", 0,
-      "invalid JSON at byte 1 (line 1, column 2): invalid escape in string" },
+      "invalid JSON at byte 1 (line 1, column 2): invalid escape in "
+      "string near \"\\\\x\\\"\"" },
     { "escaped NUL byte", "\"\\\0\"", 4,
-      "invalid JSON at byte 1 (line 1, column 2): invalid escape in string" },
+      "invalid JSON at byte 1 (line 1, column 2): invalid escape in "
+      "string near \"\\\\\"" },
     { "bad \\u digit", "\"ab\\u12g4\"", 0,
       "invalid JSON at byte 3 (line 1, column 4): invalid \\u escape in "
-      "string" },
+      "string near \"\\\\u12g4\\\"\"" },
     { "short \\u", "\"\\u12\"", 0,
       "invalid JSON at byte 1 (line 1, column 2): invalid \\u escape in "
-      "string" },
+      "string near \"\\\\u12\\\"\"" },
     { "line and column", "{\n  \"a\": 1,\n  \"b\" 2\n}", 0,
       "invalid JSON at byte 18 (line 3, column 7): expected ':' after "
-      "object key" },
+      "object key near \"2\"" },
 };
 
 static void invalid_documents_should_fail_with_exact_message(void **state)
@@ -365,15 +393,57 @@ static void unknown_flags_and_null_input_should_be_rejected(void **state)
     arena_destroy(&a);
 }
 
+/*
+ * Where a text cut after n bytes fails: inside a string, at its opening
+ * quote (unterminated, quoting what follows it); elsewhere, at the end.
+ */
+static void cut_message(const char *text, size_t n, char *want, size_t sz)
+{
+    size_t i, quote = 0, line = 1, col_start = 0, end;
+    char tok[17], q[80];
+    int in_str = 0;
+
+    for (i = 0; i < n; i++) {
+        if (in_str && text[i] == '\\')
+            i++;
+        else if (text[i] == '"' && !in_str)
+            in_str = 1, quote = i;
+        else if (text[i] == '"')
+            in_str = 0;
+    }
+    if (!in_str) {
+        snprintf(want, sz, "unexpected end of input at byte %zu", n);
+        return;
+    }
+    for (i = 0; i < quote; i++)
+        if (text[i] == '\n')
+            line++, col_start = i + 1;
+    /* Up to 16 bytes of whole UTF-8 characters (the text is valid). */
+    for (end = quote; end < n && text[end] != '\n';) {
+        unsigned char c = (unsigned char)text[end];
+        size_t u = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+
+        if (end + u > n || end + u - quote > 16)
+            break;
+        end += u;
+    }
+    memcpy(tok, text + quote, end - quote);
+    tok[end - quote] = '\0';
+    snprintf(want, sz,
+             "invalid JSON at byte %zu (line %zu, column %zu): %s near %s",
+             quote, line, quote - col_start + 1, UNTERMINATED,
+             err_quote(q, sizeof(q), tok, 16));
+}
+
 static void every_prefix_of_a_node_should_fail_at_its_end(void **state)
 {
     size_t n, len = strlen(node_json);
-    char want[64];
+    char want[128];
     int situ;
 
     (void)state;
     for (n = 0; n < len; n++) {
-        snprintf(want, sizeof(want), "unexpected end of input at byte %zu", n);
+        cut_message(node_json, n, want, sizeof(want));
         for (situ = 0; situ < 2; situ++) {
             struct parsed p;
 
@@ -417,13 +487,13 @@ static void nesting_should_stop_after_the_limit(void **state)
         { "objects at the limit", JSON_ARENA_MAX_DEPTH, 1, NULL },
         { "arrays over the limit", JSON_ARENA_MAX_DEPTH + 1, 0,
           "invalid JSON at byte 512 (line 1, column 513): nesting deeper "
-          "than 512 levels" },
+          "than 512 levels near \"[1]]]]]]]]]]]]]]\"" },
         { "objects over the limit", JSON_ARENA_MAX_DEPTH + 1, 1,
           "invalid JSON at byte 2560 (line 1, column 2561): nesting deeper "
-          "than 512 levels" },
+          "than 512 levels near \"{\\\"a\\\":1}}}}}}}}}}\"" },
         { "a million arrays", 1000000, 0,
           "invalid JSON at byte 512 (line 1, column 513): nesting deeper "
-          "than 512 levels" },
+          "than 512 levels near \"[[[[[[[[[[[[[[[[\"" },
     };
     size_t i, len, d;
     int situ;

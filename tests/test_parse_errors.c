@@ -41,13 +41,14 @@ static const struct bad_case bad_cases[] = {
     { "top-level number", DOC, "42",
       "expected a JSON object at the top level, got number" },
     { "trailing garbage", DOC, "{} x",
-      "invalid JSON at byte 3 (line 1, column 4): trailing data after JSON "
-      "value" },
+      "invalid JSON at byte 3 (line 1, column 4): trailing data after "
+      "JSON value near \"x\"" },
     { "missing comma on line 3", DOC, "{\n  \"kind\": \"Pod\"\n  \"x\": 1}",
       "invalid JSON at byte 20 (line 3, column 3): expected ',' or '}' "
-      "after object member" },
+      "after object member near \"\\\"x\\\": 1}\"" },
     { "bad literal", DOC, "{\"a\":tru}",
-      "invalid JSON at byte 5 (line 1, column 6): invalid literal" },
+      "invalid JSON at byte 5 (line 1, column 6): invalid literal near "
+      "\"tru}\"" },
     { "unterminated object", POD, "{\"a\":1",
       "unexpected end of input at byte 6" },
     { "missing kind", DOC, "{\"metadata\":{\"name\":\"x\"}}",

@@ -254,7 +254,9 @@ static const struct doc_case doc_cases[] = {
       "items: expected an array, got object", -1 },
     { "duplicate items, second has a syntax error",
       "{\"kind\":\"List\",\"items\":[],\"items\":[tru]}",
-      "invalid JSON at byte 35 (line 1, column 36): invalid literal", -1 },
+      "invalid JSON at byte 35 (line 1, column 36): invalid literal near "
+      "\"tru]}\"",
+      -1 },
     { "duplicate kind, first wins",
       "{\"items\":[" POD("a") "],\"kind\":\"List\",\"kind\":\"Pod\"}", "pod/a",
       0 },
@@ -302,7 +304,7 @@ static const struct doc_case doc_cases[] = {
     { "a syntax error after a decode error",
       "{\"kind\":\"List\",\"items\":[{\"kind\":\"Pod\"}],\"x\":[1,]}",
       "invalid JSON at byte 47 (line 1, column 48): trailing comma in "
-      "array",
+      "array near \"]}\"",
       -1 },
     { "a kind error in a non-list is not an error",
       "{\"items\":[5],\"kind\":\"Namespace\",\"metadata\":{\"name\":\"ns\"}}",
@@ -314,35 +316,37 @@ static const struct doc_case doc_cases[] = {
           "b") ",\n  " POD("c") ",\n  {\"kind\": \"Pod\", \"metadata\" "
                                 "{}}\n ]\n}",
       "invalid JSON at byte 186 (line 7, column 30): expected ':' after "
-      "object key",
+      "object key near \"{}}\"",
       -1 },
     { "truncated inside an item",
       "{\"kind\":\"List\",\"items\":[" POD("a") ",{\"kind\":\"Po",
-      "unexpected end of input at byte 74", -1 },
+      "invalid JSON at byte 71 (line 1, column 72): unterminated string "
+      "(no closing quote) near \"\\\"Po\"",
+      -1 },
     { "truncated between items", "{\"kind\":\"List\",\"items\":[" POD("a") ",",
       "unexpected end of input at byte 63", -1 },
     { "truncated after items", "{\"kind\":\"List\",\"items\":[]",
       "unexpected end of input at byte 25", -1 },
     { "trailing garbage", "{\"kind\":\"List\",\"items\":[]} {}",
       "invalid JSON at byte 27 (line 1, column 28): trailing data after "
-      "JSON value",
+      "JSON value near \"{}\"",
       -1 },
     { "trailing comma in items",
       "{\"kind\":\"List\",\"items\":[" POD("a") ",]}",
       "invalid JSON at byte 63 (line 1, column 64): trailing comma in "
-      "array",
+      "array near \"]}\"",
       -1 },
     { "trailing comma in the document", "{\"kind\":\"List\",}",
       "invalid JSON at byte 15 (line 1, column 16): trailing comma in "
-      "object",
+      "object near \"}\"",
       -1 },
     { "missing comma between items", "{\"kind\":\"List\",\"items\":[{} {}]}",
       "invalid JSON at byte 27 (line 1, column 28): expected ',' or ']' "
-      "after array element",
+      "after array element near \"{}]}\"",
       -1 },
     { "key not a string", "{\"kind\":\"List\",7:1}",
       "invalid JSON at byte 15 (line 1, column 16): expected string for "
-      "object key",
+      "object key near \"7:1}\"",
       -1 },
     { "empty object", " {} ", "kind: missing required field", -1 },
     { "open brace only", "{", "unexpected end of input at byte 1", -1 },

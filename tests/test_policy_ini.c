@@ -79,6 +79,16 @@ static const struct icase error_cases[] = {
     { "malformed quoting", "[extender \"0\"]\nurlPrefix = \"a\\q\"\n",
       "t.ini:2: malformed quoted value \"a\\q\" (escapes: \\\\ \\\" \\n \\t "
       "\\r \\xHH)" },
+    { "section without its bracket", "[policy]\npredicates = none\n[priority\n",
+      "t.ini:3:1: section header without its closing ']': \"[priority\"" },
+    { "key without a value", "[policy]\n  predicates none\n",
+      "t.ini:2:3: a key without '=' and a value (key = value): \"predicates "
+      "none\"" },
+    { "value without a key", "[policy]\n= none\n",
+      "t.ini:2: a value without a key before the '='" },
+    { "unterminated quote", "[extender \"0\"]\nurlPrefix = \"http://x\n",
+      "t.ini:2: unterminated quoted value \"\\\"http://x\" (no closing "
+      "'\"')" },
     { "bad shape point",
       "[priority \"R\"]\nweight = 1\n"
       "requestedToCapacityRatioArguments.shape = 10\n",

@@ -286,14 +286,14 @@ static const struct vcase resolve_cases[] = {
     { "dropped predicate without compat",
       PREDS("{\"name\":\"CheckNodeCondition\"}"), 0,
       "t.json: predicates[0].name: predicate type not found for "
-      "\"CheckNodeCondition\" (v1.22 dropped it; load with `compat legacy` "
+      "\"CheckNodeCondition\" (v1.22 dropped it; load with `--compat legacy` "
       "to accept policies written for older clusters)" },
     { "dropped predicate with compat",
       PREDS("{\"name\":\"CheckNodeCondition\"}"), POLICY_COMPAT_LEGACY, NULL },
     { "dropped priority without compat",
       PRIOS("{\"name\":\"ResourceLimitsPriority\",\"weight\":1}"), 0,
       "t.json: priorities[0].name: priority type not found for "
-      "\"ResourceLimitsPriority\" (v1.22 dropped it; load with `compat "
+      "\"ResourceLimitsPriority\" (v1.22 dropped it; load with `--compat "
       "legacy` to accept policies written for older clusters)" },
     { "dropped priority with compat",
       PRIOS("{\"name\":\"ResourceLimitsPriority\",\"weight\":1}"),
@@ -429,7 +429,32 @@ static const struct vcase decode_cases[] = {
       "\"kubescheduler.config.k8s.io/v1\"}",
       0, NULL },
     { "syntax error", "{\"kind\":\"Policy\",\n \"apiVersion\": v1}", 0,
-      "t.json: invalid JSON at line 2, column 16 (offset 33)" },
+      "t.json: invalid JSON at byte 33 (line 2, column 16): expected "
+      "value near \"v1}\"" },
+    { "trailing comma",
+      "{\"kind\":\"Policy\",\n \"predicates\": [\n  {\"name\": \"A\"},\n ],\n}",
+      0,
+      "t.json: invalid JSON at byte 53 (line 4, column 2): trailing "
+      "comma in array near \"],\"" },
+    { "trailing comma in an object",
+      "{\"kind\":\"Policy\",\n \"apiVersion\": \"v1\",\n}", 0,
+      "t.json: invalid JSON at byte 39 (line 3, column 1): trailing "
+      "comma in object near \"}\"" },
+    { "missing colon", "{\"kind\" \"Policy\"}", 0,
+      "t.json: invalid JSON at byte 8 (line 1, column 9): expected ':' "
+      "after object key near \"\\\"Policy\\\"}\"" },
+    { "a repeated key (v1.20.2 refuses it: strict decoding)",
+      "{\"kind\":\"Policy\",\"apiVersion\":\"v1\",\"predicates\":[{\"name\":"
+      "\"PodFitsResources\",\"argument\":null,\"name\":\"HostName\"}]}",
+      0,
+      "t.json: predicates[0].name: key \"name\" already set in map (v1.22's "
+      "strict decoder refuses a Policy with a repeated key)" },
+    { "a repeated unknown key", "{\"kind\":\"Policy\",\"x\":1,\"x\":2}", 0,
+      "t.json: x: key \"x\" already set in map (v1.22's strict decoder "
+      "refuses a Policy with a repeated key)" },
+    { "unterminated string", "{\"kind\": \"Policy}", 0,
+      "t.json: invalid JSON at byte 9 (line 1, column 10): unterminated "
+      "string (no closing quote) near \"\\\"Policy}\"" },
     { "not an object", "[]", 0,
       "t.json: (document): expected an object, got an array" },
     { "null lists mean defaults",

@@ -41,7 +41,8 @@ done
 run "explain JSON keeps the contract's shape" 0 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert set(d) == {"pod", "nodes", "selected"}, d.keys()
+assert set(d) == {"pod", "nodes", "summary", "selected"}, d.keys()
+assert d["summary"] is None
 assert d["pod"] == "default/high-comm" and d["selected"] in ("rdma-1", "rdma-2")
 for n in d["nodes"]:
     assert set(n) == {"name", "feasible", "failures", "scores", "total"}
@@ -81,6 +82,65 @@ assert all(s["SelectorSpreadPriority"] == s["EvenPodsSpreadPriority"] for s in s
 assert all(s["EvenPodsSpreadPriority"] == 100 for s in s_off)
 assert any(s["SelectorSpreadPriority"] != 100 for s in s_off)
 ' "$G/web.json" "$G/web-gate-off.json"
+# A pod that fits nowhere: kube-scheduler's FitError line, with the counts
+# and order recomputed here from the per-node reasons (v1.22: a histogram of
+# reasons, "COUNT REASON" strings sorted bytewise, joined with ", ").
+run "explain big (json) for the summary" 0 "$KPE_BIN" explain \
+    --policy "$D/policy.json" --cluster "$D/cluster.json" \
+    --pod "$D/pods/big.json" --output json
+cp "$T_TMP/out" "$T_TMP/big.json"
+run "the summary is FitError.Error() of the reasons" 0 python3 -c '
+import collections, json, sys
+d = json.load(open(sys.argv[1]))
+h = collections.Counter(r for n in d["nodes"] if not n["feasible"]
+                        for f in n["failures"] for r in f["reasons"])
+want = "0/%d nodes are available: %s." % (len(d["nodes"]),
+       ", ".join(sorted("%d %s" % (c, r) for r, c in h.items())))
+assert d["summary"] == want, (d["summary"], want)
+assert len(h) > 1
+' "$T_TMP/big.json"
+run "explain big (text)" 0 "$KPE_BIN" explain --policy "$D/policy.json" \
+    --cluster "$D/cluster.json" --pod "$D/pods/big.json"
+contains "text output has the same summary line" out \
+    "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"])' "$T_TMP/big.json")"
+# A taint and a cordon: the taint reason keeps its braces.
+python3 -c '
+import json, sys
+def node(name, **spec):
+    return {"kind": "Node", "metadata": {"name": name, "labels": {}},
+            "spec": spec, "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+t = [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]
+json.dump({"kind": "List", "apiVersion": "v1", "items": [
+    node("a", taints=t), node("b", taints=t), node("c", unschedulable=True)]},
+    open(sys.argv[1], "w"))
+' "$T_TMP/tainted.json"
+run "explain on tainted and cordoned nodes" 0 "$KPE_BIN" explain \
+    --policy "$D/policy.json" --cluster "$T_TMP/tainted.json" \
+    --pod "$D/pods/web.json"
+contains "taints and cordons are counted" out \
+    "0/3 nodes are available: 1 node(s) were unschedulable, 2 node(s) had taint {dedicated: infra}, that the pod didn't tolerate."
+run "no nodes at all" 0 "$KPE_BIN" explain --policy "$D/policy.json" \
+    --cluster tests/data/podlist.json --pod "$D/pods/web.json"
+contains "no nodes gives ErrNoNodesAvailable" out "no nodes available to schedule pods"
+
+# v1.22 drops EqualPriority; with no score plugin and no extender every
+# feasible node scores 1 (prioritizeNodes).
+for prios in '[{"name": "EqualPriority", "weight": 1}]' '[]'; do
+    printf '{"kind": "Policy", "apiVersion": "v1", "priorities": %s}' \
+        "$prios" >"$T_TMP/equal.json"
+    run "explain with priorities $prios" 0 "$KPE_BIN" explain \
+        --policy "$T_TMP/equal.json" --cluster "$D/cluster.json" \
+        --pod "$D/pods/web.json" --output json
+    cp "$T_TMP/out" "$T_TMP/equal-out.json"
+    run "every feasible node totals 1 with priorities $prios" 0 python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [n for n in d["nodes"] if n["feasible"]]
+assert len(f) >= 2 and all(n["total"] == 1 and n["scores"] == {} for n in f), f
+assert d["selected"] == f[0]["name"]
+' "$T_TMP/equal-out.json"
+done
+
 run "explain with an unknown gate" 2 "$KPE_BIN" explain --feature-gates Foo=true
 contains "unknown gates are named" err "unrecognized feature gate: Foo"
 run "explain with a non-bool gate" 2 "$KPE_BIN" explain \

@@ -14,6 +14,30 @@ run "serve with an invalid policy" 1 "$KPE_BIN" serve --listen 127.0.0.1:0 \
 contains "invalid policy is reported as v1.22 does" err \
     'predicate type not found for "PodFitsHostNw"; did you mean "PodFitsHostNew"?'
 
+# A port already taken is the first complaint: nothing claims to serve.
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+print(s.getsockname()[1], flush=True); time.sleep(30)' >"$T_TMP/port" &
+holder=$!
+for _ in $(seq 1 100); do
+    [ -s "$T_TMP/port" ] && break
+    sleep 0.05
+done
+port=$(cat "$T_TMP/port")
+run "serve on a taken port" 1 "$KPE_BIN" serve --listen "127.0.0.1:$port" \
+    --policy "$D/policy.json" --cluster "$D/cluster.json"
+contains "the taken port is named" err "127.0.0.1:$port"
+if grep -q "serving policy" "$T_TMP/err"; then
+    not_ok "no \"serving policy\" line before the bind fails" "$(cat "$T_TMP/err")"
+else
+    ok "no \"serving policy\" line before the bind fails"
+fi
+kill "$holder"
+wait "$holder" 2>/dev/null
+run "serve on a free port logs that it serves" 0 sh -c \
+    "'$KPE_BIN' serve --listen 127.0.0.1:0 --policy $D/policy.json & p=\$!; sleep 1; kill -TERM \$p; wait \$p"
+contains "serving policy is logged once bound" err "serving policy $D/policy.json"
+
 # SIGTERM as soon as main has blocked the signals (before anything is
 # loaded), while the cluster loads or the socket binds, and once it serves.
 # (A signal that lands before main runs at all cannot be handled by any

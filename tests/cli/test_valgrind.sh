@@ -64,6 +64,21 @@ cp "$T_TMP/out" "$T_TMP/policy.ini"
 vg_run "convert ini --to json" 0 convert "$T_TMP/policy.ini" --to json
 vg_run "convert --to kubeschedulerconfiguration" 0 convert "$D/policy.json" \
     --to kubeschedulerconfiguration
+# YAML: kubectl's snapshots (a List, and a --- stream), its pod, a YAML
+# Policy, and a YAML syntax error.
+K=tests/data/kubectl
+vg_run "explain on kubectl YAML" 0 explain --policy "$D/policy.json" \
+    --cluster "$K/cluster.yaml" --pod "$K/pod.yaml"
+contains "explain on YAML answers under valgrind" out "Selected: rdma-1"
+vg_run "explain on a YAML stream" 0 explain --policy "$D/policy.json" \
+    --cluster "$K/stream.yaml" --pod "$K/pod.yaml"
+python3 -c 'import json, sys, yaml
+yaml.safe_dump(json.load(open(sys.argv[1])), open(sys.argv[2], "w"))' \
+    "$D/policy.json" "$T_TMP/policy.yaml"
+vg_run "check a YAML policy" 0 check "$T_TMP/policy.yaml"
+printf 'kind: Policy\npredicates:\n- name: A\n  argument\n    x: 1\n' >"$T_TMP/bad.yaml"
+vg_run "check a broken YAML policy" 1 check "$T_TMP/bad.yaml"
+contains "the YAML error is named" err "could not find expected ':'"
 
 # ---- request bodies --------------------------------------------------
 python3 - "$D" "$T_TMP" <<'PY'

@@ -60,7 +60,7 @@ int policy_split(const struct policy *p, struct arena *a,
 {
     const struct policy_doc *d = &p->doc;
     struct policy_extender *x;
-    size_t i, n_ext_pred = 0, n_ext_prio = 0;
+    size_t i;
     int64_t weight = 0;
 
     *sched = *d;
@@ -82,7 +82,6 @@ int policy_split(const struct policy *p, struct arena *a,
         else
             ext->preds[ext->n_preds++] = d->preds[i];
     }
-    n_ext_pred = ext->n_preds;
     /* Defaults (absent): kube-scheduler applies its own; none delegated. */
     ext->predicates_mode = POLICY_LIST_LISTED;
     for (i = 0; i < d->n_prios; i++) {
@@ -98,7 +97,6 @@ int policy_split(const struct policy *p, struct arena *a,
         if (!prio_in_tree(p->prios[i].def))
             weight += p->prios[i].weight;
     }
-    n_ext_prio = ext->n_prios;
     ext->priorities_mode = POLICY_LIST_LISTED;
     /* The extender's own document has no extenders; kube-scheduler's keeps
      * the ones the Policy had, then ours. */
@@ -108,15 +106,15 @@ int policy_split(const struct policy *p, struct arena *a,
         memcpy(x, d->extenders, d->n_extenders * sizeof(*x));
     sched->extenders = x;
     sched->n_extenders = d->n_extenders;
-    if (n_ext_pred || n_ext_prio) {
+    if (ext->n_preds || ext->n_prios) {
         struct policy_extender *ours = &x[sched->n_extenders++];
 
         memset(ours, 0, sizeof(*ours));
         ours->url_prefix = o->url;
-        ours->filter_verb = n_ext_pred ? "filter" : "";
+        ours->filter_verb = ext->n_preds ? "filter" : "";
         /* Preemption must keep to the extender's filters. */
-        ours->preempt_verb = n_ext_pred ? "preempt" : "";
-        ours->prioritize_verb = n_ext_prio ? "prioritize" : "";
+        ours->preempt_verb = ext->n_preds ? "preempt" : "";
+        ours->prioritize_verb = ext->n_prios ? "prioritize" : "";
         ours->bind_verb = "";
         ours->weight = weight > 0 ? weight : 1;
         ours->http_timeout_ns = o->http_timeout_ns;

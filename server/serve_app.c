@@ -358,9 +358,9 @@ static void on_debug_cache(struct server *s, const struct srv_request *req,
 
 /* Say which deployment shape the served policy fits and what stays unsafe
  * (the same words as `check`, shorter). */
-static void log_role(const struct serve_ctx *ctx, const struct server *s)
+static void log_role(struct serve_ctx *ctx, const struct server *s)
 {
-    struct app_state *st = app_acquire((struct app *)&ctx->app);
+    struct app_state *st = app_acquire(&ctx->app);
     const struct policy_role *r;
     int scale = s->opts.score_scale;
 

@@ -27,7 +27,7 @@ SAN      := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=all
 TSAN     := -O1 -fsanitize=thread -fno-omit-frame-pointer
 
-LIB_SRCS  := $(sort $(wildcard kube/*.c policy/*.c predicates/*.c \
+LIB_SRCS  := $(sort $(wildcard kube/*.c framework/*.c policy/*.c predicates/*.c \
                                priorities/*.c server/*.c))
 LIB_SRCS  := $(filter-out server/main.c,$(LIB_SRCS))
 MAIN_SRC  := server/main.c

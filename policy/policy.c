@@ -139,7 +139,7 @@ static void validate_managed_resource(struct agg *g, const char *path,
                                       const char *name)
 {
     const char *msgs[4];
-    size_t n = policy_qualified_name_errors(name, msgs, 4), i;
+    size_t n = kpe_qualified_name_errors(name, msgs, 4), i;
     struct pbuf q;
 
     pbuf_init(&q);
@@ -154,7 +154,7 @@ static void validate_managed_resource(struct agg *g, const char *path,
         bool native = !strchr(name, '/') || strstr(name, "kubernetes.io/");
 
         if (native || !strncmp(name, "requests.", 9) || !quota ||
-            policy_qualified_name_errors(quota, msgs, 1))
+            kpe_qualified_name_errors(quota, msgs, 1))
             agg_add(g, NULL,
                     "%s: Invalid value: %s: is an invalid extended resource "
                     "name",

@@ -99,6 +99,9 @@ struct policy {
     int32_t hard_pod_affinity_weight; /* effective: 0 in the file -> 1 */
     bool always_check_all_predicates;
     unsigned needs; /* KPE_NEED_* of everything enabled */
+    /* extenders' managedResources with ignoredByScheduler, in order */
+    const char *const *ignored_resources;
+    size_t n_ignored_resources;
     const char **warnings;
     size_t n_warnings;
 };
@@ -147,28 +150,6 @@ char *policy_write_json(const struct policy_doc *d, struct arena *a,
                         struct err *e);
 char *policy_write_ini(const struct policy_doc *d, struct arena *a,
                        struct err *e);
-
-/*
- * Defaults and checks for a highComm argument (hc NULL: defaults). The
- * results go to the pod, node and value outputs; when those are set (an
- * earlier entry), the new values must equal them.
- */
-int policy_high_comm_args(const struct policy_high_comm_arg *hc,
-                          const char **pod, const char **node,
-                          const char **value, struct err *e);
-
-/* RequestedToCapacityRatio args checks (v1.22 validation_pluginargs.go). */
-int policy_validate_rtcr(const struct policy_shape_point *shape, size_t n_shape,
-                         const struct policy_resource *res, size_t n_res,
-                         struct err *e);
-
-/*
- * apimachinery validation.IsQualifiedName: up to `max` messages in msgs
- * (static strings); returns how many there are.
- */
-size_t policy_qualified_name_errors(const char *s, const char **msgs,
-                                    size_t max);
-bool policy_is_label_value(const char *s);
 
 /*
  * Closest of `n` candidates to `name` by edit distance (case-insensitive

@@ -75,18 +75,17 @@ int policy_build_profile(const struct policy *p, struct arena *a,
     if (add_plugin(a, out, POLICY_EP_QUEUE_SORT, "PrioritySort", 0, e))
         return -1;
     for (i = 0; i < p->n_preds; i++) {
-        for (j = 0; j < KPE_MAX_PLUGINS && p->preds[i].def->plugins[j].name;
-             j++) {
-            if (add_ref(a, out, &p->preds[i].def->plugins[j], 0, e))
+        for (j = 0; j < KPE_MAX_PLUGINS && p->preds[i].def->plugins[j]; j++) {
+            if (add_ref(a, out, &p->preds[i].def->plugins[j]->ref, 0, e))
                 return -1;
         }
     }
     if (add_plugin(a, out, POLICY_EP_POST_FILTER, "DefaultPreemption", 0, e))
         return -1;
     for (i = 0; i < p->n_prios; i++) {
-        const struct kpe_plugin_ref *r = &p->prios[i].def->plugins[0];
+        const struct prio_plugin *r = p->prios[i].def->plugins[0];
 
-        if (r->name && add_ref(a, out, r, p->prios[i].weight, e))
+        if (r && add_ref(a, out, &r->ref, p->prios[i].weight, e))
             return -1;
     }
     return add_plugin(a, out, POLICY_EP_BIND, "DefaultBinder", 0, e);
@@ -194,14 +193,16 @@ static void classify(struct kctx *k)
     size_t i;
 
     for (i = 0; i < p->n_preds; i++) {
-        const char *pl = p->preds[i].def->plugins[0].name;
+        const struct pred_plugin *ref = p->preds[i].def->plugins[0];
+        const char *pl = ref ? ref->ref.name : NULL;
 
         k->pred_delegated[i] = !pl || removed_plugin(pl);
         k->n_pred_delegated += k->pred_delegated[i];
     }
     for (i = 0; i < p->n_prios; i++) {
         const struct policy_prio *u = &p->prios[i];
-        const char *pl = u->def->plugins[0].name;
+        const char *pl =
+            u->def->plugins[0] ? u->def->plugins[0]->ref.name : NULL;
         bool del = !pl || removed_plugin(pl);
 
         if (pl && (u->args.kind == PRIO_ARGS_RESOURCES ||
@@ -251,7 +252,7 @@ static void y_plugins(struct pbuf *b, struct kctx *k,
                 !strcmp(name, "NodeResourcesMostAllocated") ||
                 !strcmp(name, "RequestedToCapacityRatio")) {
                 if (!k->fit_scoring ||
-                    strcmp(k->fit_scoring->def->plugins[0].name, name))
+                    strcmp(k->fit_scoring->def->plugins[0]->ref.name, name))
                     continue;
                 name = "NodeResourcesFit";
             } else if (removed_plugin(name)) {

@@ -13,33 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "framework/args.h"
+
 /* Where an entry came from, for error messages. */
 struct policy_loc {
     const char *path; /* JSON path ("predicates[3]"); NULL for INI */
     int line;         /* INI line of the section header; 0 for JSON */
-};
-
-struct policy_strlist {
-    const char **v;
-    size_t n;
-};
-
-/* highComm argument (our extension): NULL members take the defaults. */
-struct policy_high_comm_arg {
-    const char *pod_label;  /* default "high-comm" */
-    const char *node_label; /* default "node.kubernetes.io/rdma-enabled" */
-    const char *node_label_value; /* default "true" */
-};
-
-/* PredicateArgument: each has_* says the member was present (non-null). */
-struct policy_pred_arg {
-    bool has_service_affinity;
-    struct policy_strlist service_affinity_labels;
-    bool has_labels_presence;
-    struct policy_strlist labels_presence_labels;
-    bool labels_presence_presence;
-    bool has_high_comm;
-    struct policy_high_comm_arg high_comm;
 };
 
 struct policy_pred_entry {
@@ -47,32 +26,6 @@ struct policy_pred_entry {
     bool has_argument; /* "argument" present and not null */
     struct policy_pred_arg arg;
     struct policy_loc loc;
-};
-
-struct policy_shape_point {
-    int32_t utilization;
-    int32_t score; /* 0..10 in the legacy Policy */
-};
-
-struct policy_resource {
-    const char *name;
-    int64_t weight;
-};
-
-/* PriorityArgument, with the same has_* convention. */
-struct policy_prio_arg {
-    bool has_service_anti_affinity;
-    const char *service_anti_affinity_label;
-    bool has_label_preference;
-    const char *label_preference_label;
-    bool label_preference_presence;
-    bool has_rtcr; /* requestedToCapacityRatioArguments */
-    struct policy_shape_point *shape;
-    size_t n_shape;
-    struct policy_resource *resources;
-    size_t n_resources;
-    bool has_high_comm;
-    struct policy_high_comm_arg high_comm;
 };
 
 struct policy_prio_entry {
@@ -145,6 +98,5 @@ struct policy_doc {
 /* Caps on what one document may hold (curl's `toobig`). */
 #define POLICY_MAX_FILE_BYTES (4u * 1024u * 1024u)
 #define POLICY_MAX_ENTRIES    4096
-#define POLICY_MAX_LIST       4096
 
 #endif

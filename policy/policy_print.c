@@ -22,26 +22,26 @@ static const char *origin_text(unsigned o)
 static const char *const ep_text[] = { "preFilter", "filter",  "preScore",
                                        "score",     "reserve", "preBind" };
 
-static void plugins_text(struct pbuf *b, const struct kpe_plugin_ref *r,
-                         size_t max, bool json)
+static void plugins_text(struct pbuf *b, const struct kpe_plugin_ref *const *r,
+                         size_t n, bool json)
 {
     size_t i, j, k;
 
-    if (!r[0].name) {
+    if (!n) {
         pbuf_add(b, json ? "[]" : "(none in v1.22: served by this extender)");
         return;
     }
     pbuf_add(b, json ? "[" : "");
-    for (i = 0; i < max && r[i].name; i++) {
+    for (i = 0; i < n; i++) {
         if (json) {
             pbuf_add(b, i ? ", {\"name\": " : "{\"name\": ");
-            pbuf_json_str(b, r[i].name);
+            pbuf_json_str(b, r[i]->name);
             pbuf_add(b, ", \"extensionPoints\": [");
         } else {
-            pbuf_printf(b, "%s%s(", i ? " " : "", r[i].name);
+            pbuf_printf(b, "%s%s(", i ? " " : "", r[i]->name);
         }
         for (j = 0, k = 0; j < 6; j++) {
-            if (!(r[i].points & (1u << j)))
+            if (!(r[i]->points & (1u << j)))
                 continue;
             if (json)
                 pbuf_printf(b, "%s\"%s\"", k++ ? ", " : "", ep_text[j]);
@@ -269,6 +269,7 @@ static void text_out(struct pbuf *b, const struct policy *p)
                     : "as listed, plus the mandatory ones");
     for (i = 0; i < p->n_preds; i++) {
         const struct policy_pred *pp = &p->preds[i];
+        const struct kpe_plugin_ref *refs[KPE_MAX_PLUGINS];
 
         pbuf_printf(b, "  %2zu. %s [%s]", i + 1, pp->def->name,
                     origin_text(pp->origin));
@@ -278,7 +279,7 @@ static void text_out(struct pbuf *b, const struct policy *p)
             names_out(b, pp->names, pp->n_names, false);
         }
         pbuf_add(b, "\n      v1.22: ");
-        plugins_text(b, pp->def->plugins, KPE_MAX_PLUGINS, false);
+        plugins_text(b, refs, pred_def_refs(pp->def, refs), false);
         if (pp->args.kind != PRED_ARGS_NONE) {
             pbuf_add(b, "\n      args: ");
             pred_args_out(b, &pp->args, false);
@@ -293,6 +294,7 @@ static void text_out(struct pbuf *b, const struct policy *p)
         pbuf_add(b, "  (none: every feasible node scores the same)\n");
     for (i = 0; i < p->n_prios; i++) {
         const struct policy_prio *u = &p->prios[i];
+        const struct kpe_plugin_ref *refs[KPE_MAX_PLUGINS];
 
         pbuf_printf(b, "  %s%s%s weight %d [%s]", u->def->name,
                     u->n_keys > 1 ? "+" : "",
@@ -304,7 +306,7 @@ static void text_out(struct pbuf *b, const struct policy *p)
             names_out(b, u->names, u->n_names, false);
         }
         pbuf_add(b, "\n      v1.22: ");
-        plugins_text(b, u->def->plugins, 2, false);
+        plugins_text(b, refs, prio_def_refs(u->def, refs), false);
         if (u->args.kind != PRIO_ARGS_NONE) {
             pbuf_add(b, "\n      args: ");
             prio_args_out(b, &u->args, false);
@@ -377,6 +379,7 @@ static void json_out(struct pbuf *b, const struct policy *p)
         p->doc.priorities_mode == POLICY_LIST_DEFAULT ? "default" : "listed");
     for (i = 0; i < p->n_preds; i++) {
         const struct policy_pred *pp = &p->preds[i];
+        const struct kpe_plugin_ref *refs[KPE_MAX_PLUGINS];
 
         pbuf_add(b, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
         pbuf_json_str(b, pp->def->name);
@@ -384,7 +387,7 @@ static void json_out(struct pbuf *b, const struct policy *p)
                     origin_text(pp->origin));
         names_out(b, pp->names, pp->n_names, true);
         pbuf_add(b, ", \"v122Plugins\": ");
-        plugins_text(b, pp->def->plugins, KPE_MAX_PLUGINS, true);
+        plugins_text(b, refs, pred_def_refs(pp->def, refs), true);
         pbuf_add(b, ", \"args\": ");
         pred_args_out(b, &pp->args, true);
         pbuf_add(b, "}");
@@ -392,6 +395,7 @@ static void json_out(struct pbuf *b, const struct policy *p)
     pbuf_add(b, "\n  ],\n  \"priorities\": [");
     for (i = 0; i < p->n_prios; i++) {
         const struct policy_prio *u = &p->prios[i];
+        const struct kpe_plugin_ref *refs[KPE_MAX_PLUGINS];
 
         pbuf_add(b, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
         pbuf_json_str(b, u->def->name);
@@ -406,7 +410,7 @@ static void json_out(struct pbuf *b, const struct policy *p)
                     (int)u->weight, origin_text(u->origin));
         names_out(b, u->names, u->n_names, true);
         pbuf_add(b, ", \"v122Plugins\": ");
-        plugins_text(b, u->def->plugins, 2, true);
+        plugins_text(b, refs, prio_def_refs(u->def, refs), true);
         pbuf_add(b, ", \"args\": ");
         prio_args_out(b, &u->args, true);
         pbuf_add(b, "}");

@@ -155,11 +155,11 @@ static int resolve_predicates(struct rctx *c)
 {
     const struct policy_doc *d = &c->p->doc;
     size_t n, i;
-    const struct pred_def *rows = pred_registry(&n);
+    const struct pred_def *const *rows = pred_registry(&n);
 
     if (d->predicates_mode == POLICY_LIST_DEFAULT) {
         for (i = 0; i < n; i++) {
-            if (rows[i].flags & PRED_DEFAULT) {
+            if (rows[i]->flags & PRED_DEFAULT) {
                 c->preds[i].on = true;
                 c->preds[i].origin |= POLICY_ORIGIN_DEFAULT;
             }
@@ -171,7 +171,7 @@ static int resolve_predicates(struct rctx *c)
         }
     }
     for (i = 0; i < n; i++) {
-        if (rows[i].flags & PRED_MANDATORY) {
+        if (rows[i]->flags & PRED_MANDATORY) {
             c->preds[i].on = true;
             c->preds[i].origin |= POLICY_ORIGIN_MANDATORY;
         }
@@ -285,15 +285,15 @@ static int resolve_priorities(struct rctx *c)
 {
     const struct policy_doc *d = &c->p->doc;
     size_t n, i;
-    const struct prio_def *rows = prio_registry(&n);
+    const struct prio_def *const *rows = prio_registry(&n);
 
     if (d->priorities_mode == POLICY_LIST_DEFAULT) {
         for (i = 0; i < n; i++) {
-            if (rows[i].flags & PRIO_DEFAULT) {
+            if (rows[i]->flags & PRIO_DEFAULT) {
                 c->prios[i].on = true;
                 c->prios[i].origin = POLICY_ORIGIN_DEFAULT;
-                c->prios[i].weight = rows[i].default_weight;
-                c->prios[i].args.kind = rows[i].args_kind;
+                c->prios[i].weight = rows[i]->default_weight;
+                c->prios[i].args.kind = rows[i]->args_kind;
             }
         }
         return 0;
@@ -459,7 +459,7 @@ static int check_ignored_resources(struct rctx *c)
 static int build_preds(struct rctx *c)
 {
     size_t n, i, k = 0;
-    const struct pred_def *rows = pred_registry(&n);
+    const struct pred_def *const *rows = pred_registry(&n);
     struct policy *p = c->p;
 
     p->preds = arena_calloc(&p->arena, n, sizeof(*p->preds));
@@ -471,19 +471,19 @@ static int build_preds(struct rctx *c)
         if (!c->preds[i].on)
             continue;
         pp = &p->preds[k++];
-        pp->def = &rows[i];
+        pp->def = rows[i];
         pp->args = c->preds[i].args;
-        pp->args.kind = rows[i].args_kind;
-        if (rows[i].args_kind == PRED_ARGS_HIGH_COMM &&
+        pp->args.kind = rows[i]->args_kind;
+        if (rows[i]->args_kind == PRED_ARGS_HIGH_COMM &&
             !pp->args.u.high_comm.pod_label &&
-            policy_high_comm_args(NULL, &pp->args.u.high_comm.pod_label,
-                                  &pp->args.u.high_comm.node_label,
-                                  &pp->args.u.high_comm.node_label_value, c->e))
+            kpe_high_comm_args(NULL, &pp->args.u.high_comm.pod_label,
+                               &pp->args.u.high_comm.node_label,
+                               &pp->args.u.high_comm.node_label_value, c->e))
             return -1;
         pp->names = c->preds[i].names.v;
         pp->n_names = c->preds[i].names.n;
         pp->origin = c->preds[i].origin;
-        p->needs |= rows[i].needs;
+        p->needs |= rows[i]->needs;
     }
     p->n_preds = k;
     return 0;
@@ -523,7 +523,7 @@ static int unit_weight(struct rctx *c, const struct prio_def *d,
 static int build_prios(struct rctx *c)
 {
     size_t n, i, k = 0;
-    const struct prio_def *rows = prio_registry(&n);
+    const struct prio_def *const *rows = prio_registry(&n);
     const struct prio_def *sel = prio_lookup(PRIO_NAME_SELECTOR_SPREAD);
     const struct prio_def *even = prio_lookup(PRIO_NAME_EVEN_PODS_SPREAD);
     struct policy *p = c->p;
@@ -541,29 +541,28 @@ static int build_prios(struct rctx *c)
         struct prio_slot *s = &c->prios[i];
         struct policy_prio *u;
 
-        if (!s->on ||
-            (fold && &rows[i] == sel && c->prios[prio_index(even)].on))
+        if (!s->on || (fold && rows[i] == sel && c->prios[prio_index(even)].on))
             continue;
         u = &p->prios[k++];
-        u->def = &rows[i];
-        u->keys[u->n_keys++] = &rows[i];
+        u->def = rows[i];
+        u->keys[u->n_keys++] = rows[i];
         u->key_weight = s->weight;
         u->args = s->args;
-        u->args.kind = rows[i].args_kind;
+        u->args.kind = rows[i]->args_kind;
         u->names = s->names.v;
         u->n_names = s->names.n;
         u->origin = s->origin;
-        p->needs |= rows[i].needs;
-        if (unit_weight(c, &rows[i], s, &u->weight))
+        p->needs |= rows[i]->needs;
+        if (unit_weight(c, rows[i], s, &u->weight))
             return -1;
-        switch (rows[i].args_kind) {
+        switch (rows[i]->args_kind) {
         case PRIO_ARGS_TOPOLOGY_SPREAD:
             /* EvenPodsSpreadPriority sorts first: its weight is kept even
              * when SelectorSpreadPriority also maps here (9.3 quirk); the
              * System defaulting of SelectorSpreadPriority wins. */
             u->args.u.spread.defaulting =
                 fold && sel_on ? PRIO_SPREAD_SYSTEM : PRIO_SPREAD_LIST;
-            if (fold && &rows[i] == even && sel_on) {
+            if (fold && rows[i] == even && sel_on) {
                 const struct prio_slot *ss = &c->prios[prio_index(sel)];
                 size_t j;
 
@@ -590,10 +589,9 @@ static int build_prios(struct rctx *c)
             break;
         case PRIO_ARGS_HIGH_COMM:
             if (!u->args.u.high_comm.pod_label &&
-                policy_high_comm_args(NULL, &u->args.u.high_comm.pod_label,
-                                      &u->args.u.high_comm.node_label,
-                                      &u->args.u.high_comm.node_label_value,
-                                      c->e))
+                kpe_high_comm_args(NULL, &u->args.u.high_comm.pod_label,
+                                   &u->args.u.high_comm.node_label,
+                                   &u->args.u.high_comm.node_label_value, c->e))
                 return -1;
             break;
         default:
@@ -610,7 +608,7 @@ static int build_entries(struct rctx *c)
     struct policy *p = c->p;
     const struct policy_doc *d = &p->doc;
     size_t n, i, j, u;
-    const struct prio_def *rows = prio_registry(&n);
+    const struct prio_def *const *rows = prio_registry(&n);
 
     if (d->priorities_mode == POLICY_LIST_DEFAULT || d->n_prios == 0)
         return 0;
@@ -627,7 +625,7 @@ static int build_entries(struct rctx *c)
             r->def = prio_lookup(PRIO_NAME_EQUAL);
             continue;
         }
-        r->def = &rows[key];
+        r->def = rows[key];
         for (u = 0; u < p->n_prios && !r->prio; u++) {
             for (j = 0; j < p->prios[u].n_keys; j++) {
                 if (p->prios[u].keys[j] == r->def)
@@ -668,6 +666,37 @@ static int order_extenders(struct rctx *c)
     return 0;
 }
 
+/*
+ * NodeResourcesFit's IgnoredResources: the extenders' managedResources
+ * with ignoredByScheduler set (v1.22 createFromPolicy), listed once here
+ * so the plugin reads a list, not the Policy.
+ */
+static int collect_ignored_resources(struct rctx *c)
+{
+    struct policy *p = c->p;
+    const struct policy_doc *d = &p->doc;
+    const char **names;
+    size_t i, j, n = 0;
+
+    for (i = 0; i < d->n_extenders; i++)
+        n += d->extenders[i].n_managed_resources;
+    if (!n)
+        return 0;
+    names = arena_calloc(&p->arena, n, sizeof(*names));
+    if (!names)
+        return err_set(c->e, "out of memory");
+    for (i = 0; i < d->n_extenders; i++) {
+        const struct policy_extender *x = &d->extenders[i];
+
+        for (j = 0; j < x->n_managed_resources; j++) {
+            if (x->managed_resources[j].ignored_by_scheduler)
+                names[p->n_ignored_resources++] = x->managed_resources[j].name;
+        }
+    }
+    p->ignored_resources = names;
+    return 0;
+}
+
 int policy_resolve(struct policy *p, struct err *e)
 {
     struct rctx *c = calloc(1, sizeof(*c));
@@ -704,6 +733,8 @@ int policy_resolve(struct policy *p, struct err *e)
         rc = build_entries(c);
     if (!rc)
         rc = order_extenders(c);
+    if (!rc)
+        rc = collect_ignored_resources(c);
     free(c);
     return rc;
 }

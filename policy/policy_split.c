@@ -18,12 +18,12 @@
 /* kube-scheduler v1.22's legacy registry knows the name (no alias needed). */
 static bool pred_in_tree(const struct pred_def *d)
 {
-    return d && d->plugins[0].name;
+    return d && d->plugins[0];
 }
 
 static bool prio_in_tree(const struct prio_def *d)
 {
-    return d && d->plugins[0].name;
+    return d && d->plugins[0];
 }
 
 /* The key a predicate entry resolved to: custom names (an argument's

@@ -72,33 +72,37 @@ const char *policy_suggest(const char *name, const char *const *cands, size_t n)
 const char *policy_suggest_predicate(const char *name, unsigned compat)
 {
     const char *cands[64];
-    size_t n, na, i, k = 0;
-    const struct pred_def *rows = pred_registry(&n);
-    const struct pred_alias *al = pred_aliases(&na);
+    size_t n, i, k = 0;
+    const struct pred_def *const *rows = pred_registry(&n);
+    const char *const *al;
 
     for (i = 0; i < n && k < 64; i++) {
-        if ((rows[i].flags & PRED_LEGACY) && !(compat & POLICY_COMPAT_LEGACY))
+        if ((rows[i]->flags & PRED_LEGACY) && !(compat & POLICY_COMPAT_LEGACY))
             continue;
-        cands[k++] = rows[i].name;
+        cands[k++] = rows[i]->name;
     }
-    for (i = 0; i < na && k < 64; i++)
-        cands[k++] = al[i].name;
+    for (i = 0; i < n; i++) {
+        for (al = rows[i]->aliases; al && *al && k < 64; al++)
+            cands[k++] = *al;
+    }
     return policy_suggest(name, cands, k);
 }
 
 const char *policy_suggest_priority(const char *name, unsigned compat)
 {
     const char *cands[64];
-    size_t n, na, i, k = 0;
-    const struct prio_def *rows = prio_registry(&n);
-    const struct prio_alias *al = prio_aliases(&na);
+    size_t n, i, k = 0;
+    const struct prio_def *const *rows = prio_registry(&n);
+    const char *const *al;
 
     for (i = 0; i < n && k < 64; i++) {
-        if ((rows[i].flags & PRIO_LEGACY) && !(compat & POLICY_COMPAT_LEGACY))
+        if ((rows[i]->flags & PRIO_LEGACY) && !(compat & POLICY_COMPAT_LEGACY))
             continue;
-        cands[k++] = rows[i].name;
+        cands[k++] = rows[i]->name;
     }
-    for (i = 0; i < na && k < 64; i++)
-        cands[k++] = al[i].name;
+    for (i = 0; i < n; i++) {
+        for (al = rows[i]->aliases; al && *al && k < 64; al++)
+            cands[k++] = *al;
+    }
     return policy_suggest(name, cands, k);
 }

@@ -9,12 +9,13 @@
 #include "kube/resources.h"
 #include "policy/policy.h"
 
-static bool planned(const struct pred_plan *plan, const char *name)
+static bool planned(const struct pred_plan *plan,
+                    const struct pred_plugin *impl)
 {
     size_t i;
 
     for (i = 0; i < plan->n_steps; i++) {
-        if (!strcmp(plan->steps[i].plugin->name, name))
+        if (plan->steps[i].plugin == impl)
             return true;
     }
     return false;
@@ -26,18 +27,15 @@ static const char *report_name(const struct policy_pred *pp)
 }
 
 static int add_step(struct pred_plan *plan, const struct policy_pred *pp,
-                    const char *plugin, struct err *e)
+                    const struct pred_plugin *impl, struct err *e)
 {
-    const struct pred_plugin *impl;
-
-    if (planned(plan, plugin))
+    if (planned(plan, impl))
         return 0;
-    impl = pred_plugin_find(plugin);
-    if (!impl || !impl->filter)
+    if (!impl->filter)
         return err_set(e,
-                       "predicate %s: filter plugin %s is not implemented "
-                       "in this build",
-                       pp->def->name, plugin);
+                       "predicate %s: filter plugin %s has no filter "
+                       "function",
+                       pp->def->name, impl->ref.name);
     if (plan->n_steps == PRED_PLAN_MAX)
         return err_set(e, "too many filter plugins (limit %d)", PRED_PLAN_MAX);
     plan->steps[plan->n_steps].plugin = impl;
@@ -57,17 +55,19 @@ int pred_plan_build(const struct policy *p, struct pred_plan *plan,
     plan->always_check_all = p->always_check_all_predicates;
     for (i = 0; i < p->n_preds; i++) {
         const struct policy_pred *pp = &p->preds[i];
-        const struct kpe_plugin_ref *refs = pp->def->plugins;
+        const struct pred_plugin *const *refs = pp->def->plugins;
 
-        if (!refs[0].name) {
-            if (add_step(plan, pp, pp->def->name, e) < 0)
+        if (!refs[0]) {
+            if (!pp->def->own)
+                return err_set(e, "predicate %s has no code", pp->def->name);
+            if (add_step(plan, pp, pp->def->own, e) < 0)
                 return -1;
             continue;
         }
-        for (j = 0; j < KPE_MAX_PLUGINS && refs[j].name; j++) {
-            if (!(refs[j].points & KPE_EP_FILTER))
+        for (j = 0; j < KPE_MAX_PLUGINS && refs[j]; j++) {
+            if (!(refs[j]->ref.points & KPE_EP_FILTER))
                 continue;
-            if (add_step(plan, pp, refs[j].name, e) < 0)
+            if (add_step(plan, pp, refs[j], e) < 0)
                 return -1;
         }
     }
@@ -107,7 +107,7 @@ static int internal_error(const struct pred_plan_step *st,
                           const struct pred_result *r, struct err *e)
 {
     return err_set(e, "predicate %s (plugin %s): %s", st->report_name,
-                   st->plugin->name,
+                   st->plugin->ref.name,
                    r->n_reasons ? r->reasons[0] : "internal error");
 }
 
@@ -119,7 +119,10 @@ int pred_eval_begin(struct pred_eval *ev, const struct pred_plan *plan,
 
     memset(ev, 0, sizeof(*ev));
     ev->plan = plan;
-    ev->cy.policy = plan->policy;
+    if (plan->policy) {
+        ev->cy.ignored_resources = plan->policy->ignored_resources;
+        ev->cy.n_ignored_resources = plan->policy->n_ignored_resources;
+    }
     ev->cy.pod = pod;
     ev->cy.cluster = c;
     ev->cy.arena = a;

@@ -55,10 +55,13 @@ enum pred_code pred_failf(struct pred_result *r, enum pred_code code,
  * Built once per request by the evaluator; predicates only read it,
  * except through their own prefilter state.
  */
-struct policy;
-
 struct pred_cycle {
-    const struct policy *policy; /* e.g. extenders' ignored resources */
+    /*
+     * Extended resources the Policy's extenders manage with
+     * ignoredByScheduler: NodeResourcesFit's IgnoredResources.
+     */
+    const char *const *ignored_resources;
+    size_t n_ignored_resources;
     const struct kube_pod *pod;
     const struct cluster *cluster;
     struct arena *arena; /* per-request scratch, freed with the request */

@@ -50,3 +50,37 @@ enum pred_code pred_high_comm_filter(const struct pred_cycle *cy,
         return PRED_FIT;
     return pred_fail(r, PRED_UNFIT, PRED_REASON_HIGH_COMM);
 }
+
+const struct pred_plugin pred_plugin_high_comm = {
+    { PRED_NAME_HIGH_COMM, 0 },
+    NULL,
+    pred_high_comm_filter,
+    (const char *const[]){ PRED_REASON_HIGH_COMM, NULL },
+};
+
+/* highComm: defaults filled in, checked, equal across entries. */
+static int parse_high_comm_args(const struct policy_pred_arg *arg,
+                                struct arena *a, struct pred_args *out,
+                                struct err *e)
+{
+    const struct policy_high_comm_arg *hc =
+        arg && arg->has_high_comm ? &arg->high_comm : NULL;
+
+    (void)a;
+    return kpe_high_comm_args(hc, &out->u.high_comm.pod_label,
+                              &out->u.high_comm.node_label,
+                              &out->u.high_comm.node_label_value, e);
+}
+
+const struct pred_def pred_high_comm_pod_filter = {
+    .name = PRED_NAME_HIGH_COMM,
+    .aliases = NULL,
+    .flags = PRED_EXTENSION,
+    .needs = 0,
+    .args_kind = PRED_ARGS_HIGH_COMM,
+    .parse_args = parse_high_comm_args,
+    .plugins = { NULL },
+    .own = &pred_plugin_high_comm,
+    .doc =
+        "seed 000: pods with the high-comm label fit only RDMA-enabled nodes",
+};

@@ -11,6 +11,7 @@
 #include "predicates/plugins.h"
 #include "predicates/reasons.h"
 #include "predicates/topology_counts.h"
+#include "predicates/predicates.h"
 
 #define NO_STATE                                                               \
     "error reading \"PreFilterInterPodAffinity\" from cycleState: not found"
@@ -239,3 +240,26 @@ int64_t pred_ipa_state_count(const void *state, enum pred_ipa_counts which,
 
     return m ? pred_topo_counts_get(m, key, value) : 0;
 }
+
+const struct pred_plugin pred_plugin_inter_pod_affinity = {
+    { "InterPodAffinity", KPE_EP_PREFILTER | KPE_EP_FILTER },
+    pred_inter_pod_affinity_prefilter,
+    pred_inter_pod_affinity_filter,
+    (const char *const[]){ PRED_REASON_AFFINITY_NOT_MATCH,
+                           PRED_REASON_AFFINITY_RULES,
+                           PRED_REASON_ANTI_AFFINITY_RULES,
+                           PRED_REASON_EXISTING_ANTI_AFFINITY, NULL },
+};
+
+const struct pred_def pred_match_inter_pod_affinity = {
+    .name = PRED_NAME_MATCH_INTER_POD_AFFINITY,
+    .aliases = NULL,
+    .flags = PRED_DEFAULT,
+    .needs = KPE_NEED_ALL_PODS | KPE_NEED_NAMESPACES,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { &pred_plugin_inter_pod_affinity },
+    .own = NULL,
+    .doc = "the node satisfies the pod's required pod (anti-)affinity and "
+           "existing pods' anti-affinity",
+};

@@ -14,6 +14,7 @@
 
 #include "kube/labels.h"
 #include "predicates/reasons.h"
+#include "predicates/predicates.h"
 
 /*
  * Filter: fit when the pod tolerates every NoExecute taint; otherwise the
@@ -43,3 +44,22 @@ enum pred_code pred_no_execute_taints_filter(const struct pred_cycle *cy,
     }
     return PRED_FIT;
 }
+
+const struct pred_plugin pred_plugin_no_execute_taints = {
+    { PRED_NAME_NO_EXECUTE_TAINTS, 0 },
+    NULL,
+    pred_no_execute_taints_filter,
+    (const char *const[]){ PRED_REASON_TAINTS_LEGACY, NULL },
+};
+
+const struct pred_def pred_pod_tolerates_node_no_execute_taints = {
+    .name = PRED_NAME_NO_EXECUTE_TAINTS,
+    .aliases = NULL,
+    .flags = PRED_LEGACY,
+    .needs = 0,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { NULL },
+    .own = &pred_plugin_no_execute_taints,
+    .doc = "the pod tolerates the node's NoExecute taints (v1.9-v1.12)",
+};

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "predicates/reasons.h"
+#include "predicates/predicates.h"
 
 /*
  * Filter: one reason per offending condition, in node.status.conditions
@@ -51,3 +52,24 @@ enum pred_code pred_check_node_condition_filter(const struct pred_cycle *cy,
         pred_fail(r, PRED_UNFIT_UNRESOLVABLE, PRED_REASON_UNSCHEDULABLE);
     return r->code;
 }
+
+const struct pred_plugin pred_plugin_check_node_condition = {
+    { PRED_NAME_CHECK_NODE_CONDITION, 0 },
+    NULL,
+    pred_check_node_condition_filter,
+    (const char *const[]){ PRED_REASON_NOT_READY, PRED_REASON_NETWORK_UNAVAIL,
+                           PRED_REASON_UNSCHEDULABLE,
+                           PRED_REASON_UNKNOWN_CONDITION, NULL },
+};
+
+const struct pred_def pred_check_node_condition = {
+    .name = PRED_NAME_CHECK_NODE_CONDITION,
+    .aliases = NULL,
+    .flags = PRED_LEGACY,
+    .needs = 0,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { NULL },
+    .own = &pred_plugin_check_node_condition,
+    .doc = "node Ready, network available and schedulable (v1.8-v1.16)",
+};

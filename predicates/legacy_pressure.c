@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "predicates/reasons.h"
+#include "predicates/predicates.h"
 
 /* The node's status for condition `type` (the last one wins, as
  * NodeInfo.SetNode recorded it), or "" when the node does not report it. */
@@ -98,3 +99,60 @@ enum pred_code pred_pid_pressure_filter(const struct pred_cycle *cy,
         return PRED_FIT;
     return pred_fail(r, PRED_UNFIT_UNRESOLVABLE, PRED_REASON_PID_PRESSURE);
 }
+
+const struct pred_plugin pred_plugin_memory_pressure = {
+    { PRED_NAME_CHECK_NODE_MEMORY_PRESSURE, 0 },
+    NULL,
+    pred_memory_pressure_filter,
+    (const char *const[]){ PRED_REASON_MEMORY_PRESSURE, NULL },
+};
+
+const struct pred_plugin pred_plugin_disk_pressure = {
+    { PRED_NAME_CHECK_NODE_DISK_PRESSURE, 0 },
+    NULL,
+    pred_disk_pressure_filter,
+    (const char *const[]){ PRED_REASON_DISK_PRESSURE, NULL },
+};
+
+const struct pred_plugin pred_plugin_pid_pressure = {
+    { PRED_NAME_CHECK_NODE_PID_PRESSURE, 0 },
+    NULL,
+    pred_pid_pressure_filter,
+    (const char *const[]){ PRED_REASON_PID_PRESSURE, NULL },
+};
+
+const struct pred_def pred_check_node_memory_pressure = {
+    .name = PRED_NAME_CHECK_NODE_MEMORY_PRESSURE,
+    .aliases = NULL,
+    .flags = PRED_LEGACY,
+    .needs = 0,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { NULL },
+    .own = &pred_plugin_memory_pressure,
+    .doc = "best-effort pods avoid nodes under memory pressure (v1.8-v1.16)",
+};
+
+const struct pred_def pred_check_node_pid_pressure = {
+    .name = PRED_NAME_CHECK_NODE_PID_PRESSURE,
+    .aliases = NULL,
+    .flags = PRED_LEGACY,
+    .needs = 0,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { NULL },
+    .own = &pred_plugin_pid_pressure,
+    .doc = "no pod lands on a node under PID pressure (v1.10-v1.16)",
+};
+
+const struct pred_def pred_check_node_disk_pressure = {
+    .name = PRED_NAME_CHECK_NODE_DISK_PRESSURE,
+    .aliases = NULL,
+    .flags = PRED_LEGACY,
+    .needs = 0,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { NULL },
+    .own = &pred_plugin_disk_pressure,
+    .doc = "no pod lands on a node under disk pressure (v1.8-v1.16)",
+};

@@ -13,6 +13,7 @@
 #include "kube/labels.h"
 #include "predicates/plugins.h"
 #include "predicates/reasons.h"
+#include "predicates/predicates.h"
 
 /* v1.8's own error texts, and the listers' NotFound messages. */
 #define VN_NO_CLAIM_NAME "PersistentVolumeClaim had no name"
@@ -79,3 +80,23 @@ enum pred_code pred_no_volume_node_conflict_filter(const struct pred_cycle *cy,
     }
     return PRED_FIT;
 }
+
+const struct pred_plugin pred_plugin_no_volume_node_conflict = {
+    { PRED_NAME_NO_VOLUME_NODE_CONFLICT, 0 },
+    NULL,
+    pred_no_volume_node_conflict_filter,
+    (const char *const[]){ PRED_REASON_NODE_CONFLICT, NULL },
+};
+
+const struct pred_def pred_no_volume_node_conflict = {
+    .name = PRED_NAME_NO_VOLUME_NODE_CONFLICT,
+    .aliases = NULL,
+    .flags = PRED_LEGACY,
+    .needs = KPE_NEED_PVS | KPE_NEED_PVCS,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { NULL },
+    .own = &pred_plugin_no_volume_node_conflict,
+    .doc = "the node matches the node affinity of the pod's bound local "
+           "volumes (v1.9)",
+};

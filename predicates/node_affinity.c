@@ -8,6 +8,7 @@
 
 #include "kube/labels.h"
 #include "predicates/reasons.h"
+#include "predicates/predicates.h"
 
 /*
  * Filter: every nodeSelector pair present with an equal value in the
@@ -38,3 +39,22 @@ enum pred_code pred_node_affinity_filter(const struct pred_cycle *cy,
         return pred_fail(r, PRED_UNFIT_UNRESOLVABLE, PRED_REASON_NODE_AFFINITY);
     return PRED_FIT;
 }
+
+const struct pred_plugin pred_plugin_node_affinity = {
+    { "NodeAffinity", KPE_EP_PREFILTER | KPE_EP_FILTER },
+    NULL,
+    pred_node_affinity_filter,
+    (const char *const[]){ PRED_REASON_NODE_AFFINITY, NULL },
+};
+
+const struct pred_def pred_match_node_selector = {
+    .name = PRED_NAME_MATCH_NODE_SELECTOR,
+    .aliases = NULL,
+    .flags = 0,
+    .needs = 0,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { &pred_plugin_node_affinity },
+    .own = NULL,
+    .doc = "the node matches the pod's nodeSelector and required node affinity",
+};

@@ -44,3 +44,36 @@ enum pred_code pred_node_label_filter(const struct pred_cycle *cy,
         return PRED_FIT;
     return pred_fail(r, PRED_UNFIT_UNRESOLVABLE, PRED_REASON_NODE_LABEL);
 }
+
+const struct pred_plugin pred_plugin_node_label = {
+    { "NodeLabel", KPE_EP_FILTER },
+    NULL,
+    pred_node_label_filter,
+    (const char *const[]){ PRED_REASON_NODE_LABEL, NULL },
+};
+
+/* labelsPresence: labels appended to presentLabels or absentLabels. */
+static int parse_node_label_args(const struct policy_pred_arg *arg,
+                                 struct arena *a, struct pred_args *out,
+                                 struct err *e)
+{
+    if (!arg || !arg->has_labels_presence)
+        return 0;
+    return kpe_strlist_append(a,
+                              arg->labels_presence_presence
+                                  ? &out->u.node_label.present
+                                  : &out->u.node_label.absent,
+                              &arg->labels_presence_labels, e);
+}
+
+const struct pred_def pred_check_node_label_presence = {
+    .name = PRED_NAME_CHECK_NODE_LABEL_PRESENCE,
+    .aliases = NULL,
+    .flags = PRED_CUSTOM_ONLY,
+    .needs = 0,
+    .args_kind = PRED_ARGS_NODE_LABEL,
+    .parse_args = parse_node_label_args,
+    .plugins = { &pred_plugin_node_label },
+    .own = NULL,
+    .doc = "the node has (or lacks) the labels an argument names",
+};

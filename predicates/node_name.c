@@ -7,6 +7,7 @@
 
 #include "predicates/plugins.h"
 #include "predicates/reasons.h"
+#include "predicates/predicates.h"
 
 enum pred_code pred_node_name_filter(const struct pred_cycle *cy,
                                      const void *args, const void *state,
@@ -21,3 +22,22 @@ enum pred_code pred_node_name_filter(const struct pred_cycle *cy,
         return PRED_FIT;
     return pred_fail(r, PRED_UNFIT_UNRESOLVABLE, PRED_REASON_NODE_NAME);
 }
+
+const struct pred_plugin pred_plugin_node_name = {
+    { "NodeName", KPE_EP_FILTER },
+    NULL,
+    pred_node_name_filter,
+    (const char *const[]){ PRED_REASON_NODE_NAME, NULL },
+};
+
+const struct pred_def pred_host_name = {
+    .name = PRED_NAME_HOST_NAME,
+    .aliases = NULL,
+    .flags = 0,
+    .needs = 0,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { &pred_plugin_node_name },
+    .own = NULL,
+    .doc = "spec.nodeName, when set, names the node",
+};

@@ -8,6 +8,7 @@
 #include "predicates/plugins.h"
 
 #include "predicates/reasons.h"
+#include "predicates/predicates.h"
 
 /* What v1.22 reports when Filter runs without its PreFilter state. */
 #define NODE_PORTS_NO_STATE                                                    \
@@ -95,3 +96,22 @@ enum pred_code pred_node_ports_filter(const struct pred_cycle *cy,
     }
     return PRED_FIT;
 }
+
+const struct pred_plugin pred_plugin_node_ports = {
+    { "NodePorts", KPE_EP_PREFILTER | KPE_EP_FILTER },
+    pred_node_ports_prefilter,
+    pred_node_ports_filter,
+    (const char *const[]){ PRED_REASON_NODE_PORTS, NULL },
+};
+
+const struct pred_def pred_pod_fits_host_ports = {
+    .name = PRED_NAME_POD_FITS_HOST_PORTS,
+    .aliases = (const char *const[]){ PRED_NAME_POD_FITS_PORTS, NULL },
+    .flags = 0,
+    .needs = KPE_NEED_PODS_ON_NODE,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { &pred_plugin_node_ports },
+    .own = NULL,
+    .doc = "the pod's host ports are free on the node",
+};

@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "kube/resources.h"
-#include "policy/policy.h"
 #include "predicates/plugins.h"
 #include "predicates/reasons.h"
+#include "predicates/predicates.h"
 
 /* Read by the filter when the prefilter did not run (v1.22 wording). */
 #define FIT_NO_STATE                                                           \
@@ -98,36 +98,6 @@ enum pred_code pred_node_resources_fit_check(const struct kube_resources *req,
     return r->code;
 }
 
-/* The extenders' managedResources with ignoredByScheduler set. */
-static int collect_ignored(const struct policy *p, struct arena *a,
-                           struct pred_fit_ignored *ig)
-{
-    const struct policy_doc *d;
-    const char **names;
-    size_t i, j, n = 0;
-
-    if (!p)
-        return 0;
-    d = &p->doc;
-    for (i = 0; i < d->n_extenders; i++)
-        n += d->extenders[i].n_managed_resources;
-    if (!n)
-        return 0;
-    names = arena_calloc(a, n, sizeof(*names));
-    if (!names)
-        return -1;
-    for (i = 0; i < d->n_extenders; i++) {
-        const struct policy_extender *x = &d->extenders[i];
-
-        for (j = 0; j < x->n_managed_resources; j++) {
-            if (x->managed_resources[j].ignored_by_scheduler)
-                names[ig->n_names++] = x->managed_resources[j].name;
-        }
-    }
-    ig->names = names;
-    return 0;
-}
-
 enum pred_code pred_node_resources_fit_prefilter(struct pred_cycle *cy,
                                                  const void *args, void **state,
                                                  struct pred_result *r)
@@ -135,8 +105,10 @@ enum pred_code pred_node_resources_fit_prefilter(struct pred_cycle *cy,
     struct fit_state *s = arena_calloc(cy->arena, 1, sizeof(*s));
 
     (void)args;
-    if (!s || collect_ignored(cy->policy, cy->arena, &s->ignored) < 0)
+    if (!s)
         return pred_fail(r, PRED_ERROR, "NodeResourcesFit: out of memory");
+    s->ignored.names = cy->ignored_resources;
+    s->ignored.n_names = cy->n_ignored_resources;
     s->req = &cy->pod_request;
     *state = s;
     return PRED_FIT;
@@ -156,3 +128,23 @@ enum pred_code pred_node_resources_fit_filter(const struct pred_cycle *cy,
         return pred_fail(r, PRED_ERROR, FIT_NO_STATE);
     return pred_node_resources_fit_check(s->req, ni, &s->ignored, r);
 }
+
+const struct pred_plugin pred_plugin_node_resources_fit = {
+    { "NodeResourcesFit", KPE_EP_PREFILTER | KPE_EP_FILTER },
+    pred_node_resources_fit_prefilter,
+    pred_node_resources_fit_filter,
+    (const char *const[]){ PRED_REASON_INSUFFICIENT, PRED_REASON_TOO_MANY_PODS,
+                           NULL },
+};
+
+const struct pred_def pred_pod_fits_resources = {
+    .name = PRED_NAME_POD_FITS_RESOURCES,
+    .aliases = NULL,
+    .flags = 0,
+    .needs = KPE_NEED_PODS_ON_NODE,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { &pred_plugin_node_resources_fit },
+    .own = NULL,
+    .doc = "the node has room for the pod's requests and one more pod",
+};

@@ -8,6 +8,7 @@
 
 #include "kube/labels.h"
 #include "predicates/reasons.h"
+#include "predicates/predicates.h"
 
 #define UNSCHEDULABLE_TAINT_KEY "node.kubernetes.io/unschedulable"
 
@@ -40,3 +41,24 @@ enum pred_code pred_node_unschedulable_filter(const struct pred_cycle *cy,
         return PRED_FIT;
     return pred_fail(r, PRED_UNFIT_UNRESOLVABLE, PRED_REASON_UNSCHEDULABLE);
 }
+
+const struct pred_plugin pred_plugin_node_unschedulable = {
+    { "NodeUnschedulable", KPE_EP_FILTER },
+    NULL,
+    pred_node_unschedulable_filter,
+    (const char *const[]){ PRED_REASON_UNSCHEDULABLE,
+                           PRED_REASON_UNKNOWN_CONDITION, NULL },
+};
+
+const struct pred_def pred_check_node_unschedulable = {
+    .name = PRED_NAME_CHECK_NODE_UNSCHEDULABLE,
+    .aliases = NULL,
+    .flags = PRED_MANDATORY | PRED_DEFAULT,
+    .needs = 0,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { &pred_plugin_node_unschedulable },
+    .own = NULL,
+    .doc = "node not cordoned, unless the pod tolerates "
+           "node.kubernetes.io/unschedulable",
+};

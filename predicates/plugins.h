@@ -1,30 +1,41 @@
 /*
- * plugins.h: filter plugin implementations by name. A v1.22 filter plugin
- * ("NodeResourcesFit") or one of our predicates that has no v1.22 plugin
- * ("HighCommPodFilter", the names v1.22 dropped) is one row: an optional
- * prefilter and a filter. Each implementation lives in its own file under
- * predicates/ and is declared here.
+ * plugins.h: the code of a filter plugin. A v1.22 filter plugin
+ * ("NodeResourcesFit") or the code behind one of our Policy names that has
+ * no v1.22 plugin ("HighCommPodFilter", the names v1.22 dropped) is one
+ * struct pred_plugin, defined in its own file next to its functions and
+ * reached through the descriptors (predicates.h) that name it.
  */
 #ifndef PREDICATES_PLUGINS_H
 #define PREDICATES_PLUGINS_H
 
 #include <stddef.h>
 
+#include "framework/plugin.h"
 #include "predicates/framework.h"
 
 struct pred_plugin {
-    const char *name;             /* plugin name (or predicate name) */
+    struct kpe_plugin_ref ref;    /* name; v1.22 extension points */
     pred_prefilter_fn *prefilter; /* NULL: none */
-    pred_filter_fn *filter;       /* NULL: not implemented in this build */
+    pred_filter_fn *filter;
+    const char *const *reasons; /* every reason it gives, NULL-ended */
 };
 
-/* The row for a plugin name, or NULL when there is no such row. */
+/* v1.22 plugins that several descriptors name (GeneralPredicates). */
+extern const struct pred_plugin pred_plugin_node_resources_fit;
+extern const struct pred_plugin pred_plugin_node_name;
+extern const struct pred_plugin pred_plugin_node_ports;
+extern const struct pred_plugin pred_plugin_node_affinity;
+
+/*
+ * The code behind a plugin name: a v1.22 plugin some descriptor maps to,
+ * or a descriptor's own code under its Policy name. NULL: none.
+ */
 const struct pred_plugin *pred_plugin_find(const char *name);
 
-/* Every row; *n gets the count. */
-const struct pred_plugin *pred_plugins(size_t *n);
-
-/* ---- implementations (one file each, named after the plugin) ---- */
+/*
+ * Functions other plugins reuse (PodFitsHostNew decides as NodeName) or
+ * tests call directly.
+ */
 pred_filter_fn pred_node_unschedulable_filter;
 pred_prefilter_fn pred_node_resources_fit_prefilter;
 pred_filter_fn pred_node_resources_fit_filter;

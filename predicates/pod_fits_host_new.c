@@ -7,6 +7,7 @@
  */
 #include "predicates/plugins.h"
 #include "predicates/reasons.h"
+#include "predicates/predicates.h"
 
 enum pred_code pred_pod_fits_host_new_filter(const struct pred_cycle *cy,
                                              const void *args,
@@ -21,3 +22,22 @@ enum pred_code pred_pod_fits_host_new_filter(const struct pred_cycle *cy,
         return PRED_FIT;
     return pred_fail(r, PRED_UNFIT_UNRESOLVABLE, PRED_REASON_HOST_NAME_SEED);
 }
+
+const struct pred_plugin pred_plugin_pod_fits_host_new = {
+    { PRED_NAME_POD_FITS_HOST_NEW, 0 },
+    NULL,
+    pred_pod_fits_host_new_filter,
+    (const char *const[]){ PRED_REASON_HOST_NAME_SEED, NULL },
+};
+
+const struct pred_def pred_pod_fits_host_new = {
+    .name = PRED_NAME_POD_FITS_HOST_NEW,
+    .aliases = (const char *const[]){ PRED_NAME_CUSTOM_PREDICATE_POLICY, NULL },
+    .flags = PRED_EXTENSION,
+    .needs = 0,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { NULL },
+    .own = &pred_plugin_pod_fits_host_new,
+    .doc = "seed 002: a pod with spec.nodeName fits only that node",
+};

@@ -12,6 +12,7 @@
 #include "predicates/plugins.h"
 #include "predicates/reasons.h"
 #include "predicates/topology_counts.h"
+#include "predicates/predicates.h"
 
 #define NO_STATE                                                               \
     "reading \"PreFilterPodTopologySpread\" from cycleState: not found"
@@ -245,3 +246,23 @@ int64_t pred_spread_state_min(const void *state, const char *key)
             return s->min[i];
     return -1;
 }
+
+const struct pred_plugin pred_plugin_pod_topology_spread = {
+    { "PodTopologySpread", KPE_EP_PREFILTER | KPE_EP_FILTER },
+    pred_pod_topology_spread_prefilter,
+    pred_pod_topology_spread_filter,
+    (const char *const[]){ PRED_REASON_SPREAD, PRED_REASON_SPREAD_LABEL, NULL },
+};
+
+const struct pred_def pred_even_pods_spread = {
+    .name = PRED_NAME_EVEN_PODS_SPREAD,
+    .aliases = NULL,
+    .flags = PRED_DEFAULT,
+    .needs = KPE_NEED_ALL_PODS,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { &pred_plugin_pod_topology_spread },
+    .own = NULL,
+    .doc = "the node keeps the pod's hard topology spread constraints within "
+           "maxSkew",
+};

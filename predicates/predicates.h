@@ -13,7 +13,10 @@
 
 #include "kube/arena.h"
 #include "kube/err.h"
-#include "policy/policy_doc.h"
+#include "framework/plugin.h"
+#include "framework/args.h"
+#include "framework/args_check.h"
+#include "predicates/plugins.h"
 
 /* ---- names: v1.22 (legacy_registry.go) ---- */
 #define PRED_NAME_CHECK_NODE_UNSCHEDULABLE  "CheckNodeUnschedulable"
@@ -50,9 +53,6 @@
 #define PRED_NAME_POD_FITS_HOST_NEW       "PodFitsHostNew"
 #define PRED_NAME_CUSTOM_PREDICATE_POLICY "CustomPredicatePolicy"
 #define PRED_NAME_HIGH_COMM               "HighCommPodFilter"
-#define PRED_HIGH_COMM_DEFAULT_POD_LABEL  "high-comm"
-#define PRED_HIGH_COMM_DEFAULT_NODE_LABEL "node.kubernetes.io/rdma-enabled"
-#define PRED_HIGH_COMM_DEFAULT_NODE_VALUE "true"
 
 /* ---- row flags ---- */
 #define PRED_MANDATORY   0x01u /* always added (v1.22 mandatoryPredicates) */
@@ -61,34 +61,9 @@
 #define PRED_EXTENSION   0x08u /* ours: no v1.22 plugin, served by extender */
 #define PRED_CUSTOM_ONLY 0x10u /* v1.22 key reached through an argument */
 
-/*
- * Cluster data a predicate or priority reads, so a server fetches only what
- * the loaded policy needs. Shared with priorities.h.
- */
-#define KPE_NEED_PODS_ON_NODE    0x001u
-#define KPE_NEED_ALL_PODS        0x002u
-#define KPE_NEED_SERVICES        0x004u
-#define KPE_NEED_CONTROLLERS     0x008u /* RCs, ReplicaSets, StatefulSets */
-#define KPE_NEED_PVS             0x010u
-#define KPE_NEED_PVCS            0x020u
-#define KPE_NEED_STORAGE_CLASSES 0x040u
-#define KPE_NEED_CSINODES        0x080u
-#define KPE_NEED_NAMESPACES      0x100u
-
-/* Framework extension points, for the v1.22 plugin a name maps to. */
-#define KPE_EP_PREFILTER 0x01u
-#define KPE_EP_FILTER    0x02u
-#define KPE_EP_PRESCORE  0x04u
-#define KPE_EP_SCORE     0x08u
-#define KPE_EP_RESERVE   0x10u
-#define KPE_EP_PREBIND   0x20u
-
-struct kpe_plugin_ref {
-    const char *name; /* v1.22 plugin name; NULL ends the list */
-    unsigned points;  /* KPE_EP_* */
-};
-
-#define KPE_MAX_PLUGINS 4
+#define PRED_NEED_VOLUMES                                                      \
+    (KPE_NEED_PODS_ON_NODE | KPE_NEED_PVS | KPE_NEED_PVCS |                    \
+     KPE_NEED_STORAGE_CLASSES | KPE_NEED_CSINODES)
 
 /* ---- typed arguments, produced at load time ---- */
 
@@ -127,34 +102,38 @@ typedef int pred_parse_args_fn(const struct policy_pred_arg *arg,
                                struct arena *a, struct pred_args *out,
                                struct err *e);
 
+/*
+ * A predicate descriptor: one per Policy name, defined next to its code
+ * (the file of the v1.22 plugin it maps to, or its own file), and listed
+ * once in registry.c, whose order is the run order.
+ */
 struct pred_def {
-    const char *name; /* PRED_NAME_* */
-    unsigned flags;   /* PRED_* */
-    unsigned needs;   /* KPE_NEED_* */
+    const char *name;           /* the Policy name */
+    const char *const *aliases; /* other spellings, NULL-ended; or NULL */
+    unsigned flags;             /* PRED_* */
+    unsigned needs;             /* KPE_NEED_* */
     enum pred_args_kind args_kind;
     pred_parse_args_fn *parse_args; /* NULL: takes no argument */
-    struct kpe_plugin_ref plugins[KPE_MAX_PLUGINS]; /* v1.22 plugins */
-    /* The predicates work adds `pred_fn *fn;` here, as the last member. */
+    /* the v1.22 filter plugins it maps to, NULL-ended */
+    const struct pred_plugin *plugins[KPE_MAX_PLUGINS];
+    const struct pred_plugin *own; /* no v1.22 plugin: the code it runs */
+    const char *doc;               /* one line for list and the docs */
 };
 
-struct pred_alias {
-    const char *name;
-    const char *target;
-};
+/* The descriptors in run order; *n gets their count. */
+const struct pred_def *const *pred_registry(size_t *n);
 
-/* The rows in run order; *n gets their count. */
-const struct pred_def *pred_registry(size_t *n);
-
-/* Aliases (PodFitsPorts, CustomPredicatePolicy); *n gets their count. */
-const struct pred_alias *pred_aliases(size_t *n);
-
-/* The row for a name (aliases resolved), or NULL. */
+/* The descriptor for a name or alias, or NULL. */
 const struct pred_def *pred_lookup(const char *name);
 
-/* The row producing typed args of `kind`, or NULL. */
+/* The descriptor producing typed args of `kind`, or NULL. */
 const struct pred_def *pred_for_args_kind(enum pred_args_kind kind);
 
-/* Index of a row in pred_registry() (its run position). */
+/* The v1.22 plugins of d as refs into out[KPE_MAX_PLUGINS]; the count. */
+size_t pred_def_refs(const struct pred_def *d,
+                     const struct kpe_plugin_ref **out);
+
+/* Position of a descriptor in pred_registry() (its run position). */
 size_t pred_index(const struct pred_def *d);
 
 /* v1.22's predicateOrdering, for tests; *n gets its length (19). */

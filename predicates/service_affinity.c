@@ -160,3 +160,34 @@ enum pred_code pred_service_affinity_filter(const struct pred_cycle *cy,
     }
     return PRED_FIT;
 }
+
+const struct pred_plugin pred_plugin_service_affinity = {
+    { "ServiceAffinity", KPE_EP_PREFILTER | KPE_EP_FILTER },
+    pred_service_affinity_prefilter,
+    pred_service_affinity_filter,
+    (const char *const[]){ PRED_REASON_SERVICE_AFFINITY, NULL },
+};
+
+/* serviceAffinity: labels appended to affinityLabels. */
+static int parse_service_affinity_args(const struct policy_pred_arg *arg,
+                                       struct arena *a, struct pred_args *out,
+                                       struct err *e)
+{
+    if (!arg || !arg->has_service_affinity)
+        return 0;
+    return kpe_strlist_append(a, &out->u.service_affinity.labels,
+                              &arg->service_affinity_labels, e);
+}
+
+const struct pred_def pred_check_service_affinity = {
+    .name = PRED_NAME_CHECK_SERVICE_AFFINITY,
+    .aliases = NULL,
+    .flags = PRED_CUSTOM_ONLY,
+    .needs = KPE_NEED_ALL_PODS | KPE_NEED_SERVICES,
+    .args_kind = PRED_ARGS_SERVICE_AFFINITY,
+    .parse_args = parse_service_affinity_args,
+    .plugins = { &pred_plugin_service_affinity },
+    .own = NULL,
+    .doc = "the node's values for the argument's labels match those of the "
+           "nodes running the pod's service",
+};

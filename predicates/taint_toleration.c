@@ -10,6 +10,7 @@
 
 #include "kube/labels.h"
 #include "predicates/reasons.h"
+#include "predicates/predicates.h"
 
 static bool filtered_effect(const char *effect)
 {
@@ -47,3 +48,22 @@ enum pred_code pred_taint_toleration_filter(const struct pred_cycle *cy,
     }
     return PRED_FIT;
 }
+
+const struct pred_plugin pred_plugin_taint_toleration = {
+    { "TaintToleration", KPE_EP_FILTER },
+    NULL,
+    pred_taint_toleration_filter,
+    (const char *const[]){ PRED_REASON_TAINT, NULL },
+};
+
+const struct pred_def pred_pod_tolerates_node_taints = {
+    .name = PRED_NAME_POD_TOLERATES_NODE_TAINTS,
+    .aliases = NULL,
+    .flags = PRED_MANDATORY | PRED_DEFAULT,
+    .needs = 0,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { &pred_plugin_taint_toleration },
+    .own = NULL,
+    .doc = "the pod tolerates the node's NoSchedule and NoExecute taints",
+};

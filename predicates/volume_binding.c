@@ -11,6 +11,7 @@
 #include "predicates/plugins.h"
 #include "predicates/reasons.h"
 #include "predicates/volume_util.h"
+#include "predicates/predicates.h"
 
 #define NO_PROVISIONER "kubernetes.io/no-provisioner"
 
@@ -286,3 +287,27 @@ enum pred_code pred_volume_binding_filter(const struct pred_cycle *cy,
         pred_fail(r, PRED_UNFIT_UNRESOLVABLE, PRED_REASON_PV_NOT_EXIST);
     return r->code;
 }
+
+const struct pred_plugin pred_plugin_volume_binding = {
+    { "VolumeBinding",
+      KPE_EP_PREFILTER | KPE_EP_FILTER | KPE_EP_RESERVE | KPE_EP_PREBIND },
+    pred_volume_binding_prefilter,
+    pred_volume_binding_filter,
+    (const char *const[]){ PRED_REASON_UNBOUND_IMMEDIATE,
+                           PRED_REASON_NODE_CONFLICT, PRED_REASON_BIND_CONFLICT,
+                           PRED_REASON_NOT_ENOUGH_SPACE,
+                           PRED_REASON_PV_NOT_EXIST, NULL },
+};
+
+const struct pred_def pred_check_volume_binding = {
+    .name = PRED_NAME_CHECK_VOLUME_BINDING,
+    .aliases = NULL,
+    .flags = PRED_DEFAULT,
+    .needs = KPE_NEED_PVS | KPE_NEED_PVCS | KPE_NEED_STORAGE_CLASSES,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { &pred_plugin_volume_binding },
+    .own = NULL,
+    .doc =
+        "the pod's claims are bound to volumes the node can reach, or can be",
+};

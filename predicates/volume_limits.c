@@ -12,6 +12,7 @@
 #include "predicates/plugins.h"
 #include "predicates/reasons.h"
 #include "predicates/volume_util.h"
+#include "predicates/predicates.h"
 
 struct provider {
     enum kube_volume_kind kind; /* inline and PV source kind */
@@ -229,3 +230,79 @@ enum pred_code pred_cinder_limits_filter(const struct pred_cycle *cy,
     (void)state;
     return run(&cinder, cy, ni, r);
 }
+
+const struct pred_plugin pred_plugin_ebs_limits = {
+    { "EBSLimits", KPE_EP_FILTER },
+    NULL,
+    pred_ebs_limits_filter,
+    (const char *const[]){ PRED_REASON_MAX_VOLUME_COUNT, NULL },
+};
+
+const struct pred_plugin pred_plugin_gce_pd_limits = {
+    { "GCEPDLimits", KPE_EP_FILTER },
+    NULL,
+    pred_gce_pd_limits_filter,
+    (const char *const[]){ PRED_REASON_MAX_VOLUME_COUNT, NULL },
+};
+
+const struct pred_plugin pred_plugin_azure_disk_limits = {
+    { "AzureDiskLimits", KPE_EP_FILTER },
+    NULL,
+    pred_azure_disk_limits_filter,
+    (const char *const[]){ PRED_REASON_MAX_VOLUME_COUNT, NULL },
+};
+
+const struct pred_plugin pred_plugin_cinder_limits = {
+    { "CinderLimits", KPE_EP_FILTER },
+    NULL,
+    pred_cinder_limits_filter,
+    (const char *const[]){ PRED_REASON_MAX_VOLUME_COUNT, NULL },
+};
+
+const struct pred_def pred_max_ebs_volume_count = {
+    .name = PRED_NAME_MAX_EBS_VOLUME_COUNT,
+    .aliases = NULL,
+    .flags = PRED_DEFAULT,
+    .needs = PRED_NEED_VOLUMES,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { &pred_plugin_ebs_limits },
+    .own = NULL,
+    .doc = "the pod adds no EBS volume beyond the node limit",
+};
+
+const struct pred_def pred_max_gce_pd_volume_count = {
+    .name = PRED_NAME_MAX_GCE_PD_VOLUME_COUNT,
+    .aliases = NULL,
+    .flags = PRED_DEFAULT,
+    .needs = PRED_NEED_VOLUMES,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { &pred_plugin_gce_pd_limits },
+    .own = NULL,
+    .doc = "the pod adds no GCE PD volume beyond the node limit",
+};
+
+const struct pred_def pred_max_azure_disk_volume_count = {
+    .name = PRED_NAME_MAX_AZURE_DISK_COUNT,
+    .aliases = NULL,
+    .flags = PRED_DEFAULT,
+    .needs = PRED_NEED_VOLUMES,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { &pred_plugin_azure_disk_limits },
+    .own = NULL,
+    .doc = "the pod adds no Azure disk beyond the node limit",
+};
+
+const struct pred_def pred_max_cinder_volume_count = {
+    .name = PRED_NAME_MAX_CINDER_VOLUME_COUNT,
+    .aliases = NULL,
+    .flags = 0,
+    .needs = PRED_NEED_VOLUMES,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { &pred_plugin_cinder_limits },
+    .own = NULL,
+    .doc = "the pod adds no Cinder volume beyond the node limit",
+};

@@ -11,6 +11,7 @@
 #include "predicates/plugins.h"
 #include "predicates/reasons.h"
 #include "predicates/volume_util.h"
+#include "predicates/predicates.h"
 
 struct csi_ctx {
     const struct pred_cycle *cy;
@@ -201,3 +202,23 @@ enum pred_code pred_node_volume_limits_filter(const struct pred_cycle *cy,
     }
     return PRED_FIT;
 }
+
+const struct pred_plugin pred_plugin_node_volume_limits = {
+    { "NodeVolumeLimits", KPE_EP_FILTER },
+    NULL,
+    pred_node_volume_limits_filter,
+    (const char *const[]){ PRED_REASON_MAX_VOLUME_COUNT, NULL },
+};
+
+const struct pred_def pred_max_csi_volume_count = {
+    .name = PRED_NAME_MAX_CSI_VOLUME_COUNT,
+    .aliases = NULL,
+    .flags = PRED_DEFAULT,
+    .needs = PRED_NEED_VOLUMES,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { &pred_plugin_node_volume_limits },
+    .own = NULL,
+    .doc = "the pod adds no CSI volume beyond the driver's limit on the node "
+           "(CSINode)",
+};

@@ -10,6 +10,7 @@
 
 #include "predicates/plugins.h"
 #include "predicates/reasons.h"
+#include "predicates/predicates.h"
 
 /* The volume kinds this plugin compares. */
 static bool checked_kind(enum kube_volume_kind k)
@@ -91,3 +92,23 @@ enum pred_code pred_volume_restrictions_filter(const struct pred_cycle *cy,
     }
     return PRED_FIT;
 }
+
+const struct pred_plugin pred_plugin_volume_restrictions = {
+    { "VolumeRestrictions", KPE_EP_FILTER },
+    NULL,
+    pred_volume_restrictions_filter,
+    (const char *const[]){ PRED_REASON_DISK_CONFLICT, NULL },
+};
+
+const struct pred_def pred_no_disk_conflict = {
+    .name = PRED_NAME_NO_DISK_CONFLICT,
+    .aliases = NULL,
+    .flags = PRED_DEFAULT,
+    .needs = KPE_NEED_PODS_ON_NODE,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { &pred_plugin_volume_restrictions },
+    .own = NULL,
+    .doc = "no other pod on the node mounts the same GCE PD, EBS, RBD or iSCSI "
+           "volume in a conflicting way",
+};

@@ -9,6 +9,7 @@
 #include "predicates/plugins.h"
 #include "predicates/reasons.h"
 #include "predicates/volume_util.h"
+#include "predicates/predicates.h"
 
 static const char *const zone_labels[] = {
     "failure-domain.beta.kubernetes.io/zone",
@@ -152,3 +153,22 @@ enum pred_code pred_volume_zone_filter(const struct pred_cycle *cy,
     }
     return PRED_FIT;
 }
+
+const struct pred_plugin pred_plugin_volume_zone = {
+    { "VolumeZone", KPE_EP_FILTER },
+    NULL,
+    pred_volume_zone_filter,
+    (const char *const[]){ PRED_REASON_VOLUME_ZONE, NULL },
+};
+
+const struct pred_def pred_no_volume_zone_conflict = {
+    .name = PRED_NAME_NO_VOLUME_ZONE_CONFLICT,
+    .aliases = NULL,
+    .flags = PRED_DEFAULT,
+    .needs = KPE_NEED_PVS | KPE_NEED_PVCS | KPE_NEED_STORAGE_CLASSES,
+    .args_kind = PRED_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { &pred_plugin_volume_zone },
+    .own = NULL,
+    .doc = "the node is in the zones of the pod's bound volumes",
+};

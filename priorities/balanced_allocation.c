@@ -12,6 +12,7 @@
  */
 #include "priorities/plugins.h"
 #include "priorities/resource_allocation.h"
+#include "priorities/priorities.h"
 
 #include <math.h>
 
@@ -48,3 +49,24 @@ int prio_balanced_allocation_score(const struct prio_cycle *cy,
     *score = prio_f2i64((1 - diff) * (double)PRIO_MAX_NODE_SCORE);
     return 0;
 }
+
+const struct prio_plugin prio_plugin_balanced_allocation = {
+    { "NodeResourcesBalancedAllocation", KPE_EP_SCORE },
+    prio_res_prescore_balanced,
+    prio_balanced_allocation_score,
+    NULL,
+};
+
+const struct prio_def prio_balanced_resource_allocation = {
+    .name = PRIO_NAME_BALANCED_ALLOCATION,
+    .aliases = NULL,
+    .flags = PRIO_DEFAULT,
+    .default_weight = 1,
+    .needs = KPE_NEED_PODS_ON_NODE,
+    .args_kind = PRIO_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { &prio_plugin_balanced_allocation },
+    .own = NULL,
+    .gate_off = NULL,
+    .doc = "favours nodes whose cpu and memory use stay balanced with the pod",
+};

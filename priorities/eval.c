@@ -9,18 +9,16 @@
 
 #include "policy/policy.h"
 
-static const char *plugin_name(const struct policy *p,
-                               const struct policy_prio *pp)
+static const struct prio_plugin *plugin_of(const struct policy *p,
+                                           const struct policy_prio *pp)
 {
-    const char *name = pp->def->plugins[0].name;
-
-    if (!name)
-        return pp->def->name;
+    if (!pp->def->plugins[0])
+        return pp->def->own;
     /* With the gate off v1.22 maps SelectorSpreadPriority to SelectorSpread. */
     if ((p->gates & POLICY_GATE_DEFAULT_POD_TOPOLOGY_SPREAD_OFF) &&
-        !strcmp(pp->def->name, PRIO_NAME_SELECTOR_SPREAD))
-        return "SelectorSpread";
-    return name;
+        pp->def->gate_off)
+        return pp->def->gate_off;
+    return pp->def->plugins[0];
 }
 
 static int add_name(struct prio_plan *plan, const char *name, int step)
@@ -54,14 +52,11 @@ int prio_plan_build(const struct policy *p, struct prio_plan *plan,
     if (p->n_prios > PRIO_PLAN_MAX)
         return err_set(e, "too many score plugins (limit %d)", PRIO_PLAN_MAX);
     for (i = 0; i < p->n_prios; i++) {
-        const char *name = plugin_name(p, &p->prios[i]);
-        const struct prio_plugin *impl = prio_plugin_find(name);
+        const struct prio_plugin *impl = plugin_of(p, &p->prios[i]);
 
         if (!impl || !impl->score)
-            return err_set(e,
-                           "priority %s: score plugin %s is not implemented "
-                           "in this build",
-                           p->prios[i].def->name, name);
+            return err_set(e, "priority %s: no score function",
+                           p->prios[i].def->name);
         plan->steps[plan->n_steps].plugin = impl;
         plan->steps[plan->n_steps].prio = &p->prios[i];
         plan->n_steps++;
@@ -95,21 +90,21 @@ static int run_step(const struct prio_plan_step *st, struct prio_cycle *cy,
     size_t i;
 
     if (st->plugin->prescore && st->plugin->prescore(cy, args, &state, e) < 0)
-        return err_prefix(e, "plugin \"%s\": ", st->plugin->name);
+        return err_prefix(e, "plugin \"%s\": ", st->plugin->ref.name);
     for (i = 0; i < cy->n_nodes; i++) {
         if (st->plugin->score(cy, args, state, cy->nodes[i], &scores[i], e) < 0)
-            return err_prefix(e, "plugin \"%s\": ", st->plugin->name);
+            return err_prefix(e, "plugin \"%s\": ", st->plugin->ref.name);
     }
     if (st->plugin->normalize &&
         st->plugin->normalize(cy, args, state, scores, e) < 0)
-        return err_prefix(e, "plugin \"%s\": ", st->plugin->name);
+        return err_prefix(e, "plugin \"%s\": ", st->plugin->ref.name);
     for (i = 0; i < cy->n_nodes; i++) {
         if (scores[i] < 0 || scores[i] > PRIO_MAX_NODE_SCORE)
             return err_set(e,
                            "plugin \"%s\" returns an invalid score %lld, it "
                            "should in the range of [0, 100] after "
                            "normalizing",
-                           st->plugin->name, (long long)scores[i]);
+                           st->plugin->ref.name, (long long)scores[i]);
     }
     return 0;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "priorities/resource_allocation.h"
+#include "priorities/priorities.h"
 
 #define MB                      (1024 * 1024)
 #define MIN_THRESHOLD           ((int64_t)23 * MB)
@@ -100,3 +101,24 @@ int prio_image_locality_score(const struct prio_cycle *cy, const void *args,
                         max_threshold - MIN_THRESHOLD);
     return 0;
 }
+
+const struct prio_plugin prio_plugin_image_locality = {
+    { "ImageLocality", KPE_EP_SCORE },
+    prio_image_locality_prescore,
+    prio_image_locality_score,
+    NULL,
+};
+
+const struct prio_def prio_image_locality_priority = {
+    .name = PRIO_NAME_IMAGE_LOCALITY,
+    .aliases = NULL,
+    .flags = PRIO_DEFAULT,
+    .default_weight = 1,
+    .needs = 0,
+    .args_kind = PRIO_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { &prio_plugin_image_locality },
+    .own = NULL,
+    .gate_off = NULL,
+    .doc = "favours nodes that already have the pod's images",
+};

@@ -304,3 +304,24 @@ int prio_inter_pod_affinity_normalize(const struct prio_cycle *cy,
     }
     return 0;
 }
+
+const struct prio_plugin prio_plugin_inter_pod_affinity = {
+    { "InterPodAffinity", KPE_EP_PRESCORE | KPE_EP_SCORE },
+    prio_inter_pod_affinity_prescore,
+    prio_inter_pod_affinity_score,
+    prio_inter_pod_affinity_normalize,
+};
+
+const struct prio_def prio_inter_pod_affinity_priority = {
+    .name = PRIO_NAME_INTER_POD_AFFINITY,
+    .aliases = NULL,
+    .flags = PRIO_DEFAULT,
+    .default_weight = 1,
+    .needs = KPE_NEED_ALL_PODS | KPE_NEED_NAMESPACES,
+    .args_kind = PRIO_ARGS_INTER_POD,
+    .parse_args = NULL,
+    .plugins = { &prio_plugin_inter_pod_affinity },
+    .own = NULL,
+    .gate_off = NULL,
+    .doc = "favours nodes by preferred pod (anti-)affinity, both ways",
+};

@@ -5,6 +5,7 @@
  */
 #include "priorities/plugins.h"
 #include "priorities/resource_allocation.h"
+#include "priorities/priorities.h"
 
 /*
  * leastRequestedScore: (allocatable - requested) * 100 / allocatable, and 0
@@ -33,3 +34,24 @@ int prio_least_allocated_score(const struct prio_cycle *cy, const void *args,
     *score = prio_res_weighted_score(state, ni, least_requested);
     return 0;
 }
+
+const struct prio_plugin prio_plugin_least_allocated = {
+    { "NodeResourcesLeastAllocated", KPE_EP_SCORE },
+    prio_res_prescore_args_non_zero,
+    prio_least_allocated_score,
+    NULL,
+};
+
+const struct prio_def prio_least_requested_priority = {
+    .name = PRIO_NAME_LEAST_REQUESTED,
+    .aliases = NULL,
+    .flags = PRIO_DEFAULT,
+    .default_weight = 1,
+    .needs = KPE_NEED_PODS_ON_NODE,
+    .args_kind = PRIO_ARGS_RESOURCES,
+    .parse_args = NULL,
+    .plugins = { &prio_plugin_least_allocated },
+    .own = NULL,
+    .gate_off = NULL,
+    .doc = "favours nodes with the most free cpu and memory",
+};

@@ -5,6 +5,7 @@
  */
 #include "priorities/plugins.h"
 #include "priorities/resource_allocation.h"
+#include "priorities/priorities.h"
 
 /*
  * mostRequestedScore: requested * 100 / allocatable, with requested capped
@@ -33,3 +34,24 @@ int prio_most_allocated_score(const struct prio_cycle *cy, const void *args,
     *score = prio_res_weighted_score(state, ni, most_requested);
     return 0;
 }
+
+const struct prio_plugin prio_plugin_most_allocated = {
+    { "NodeResourcesMostAllocated", KPE_EP_SCORE },
+    prio_res_prescore_args_non_zero,
+    prio_most_allocated_score,
+    NULL,
+};
+
+const struct prio_def prio_most_requested_priority = {
+    .name = PRIO_NAME_MOST_REQUESTED,
+    .aliases = NULL,
+    .flags = 0,
+    .default_weight = 0,
+    .needs = KPE_NEED_PODS_ON_NODE,
+    .args_kind = PRIO_ARGS_RESOURCES,
+    .parse_args = NULL,
+    .plugins = { &prio_plugin_most_allocated },
+    .own = NULL,
+    .gate_off = NULL,
+    .doc = "favours nodes with the least free cpu and memory (bin packing)",
+};

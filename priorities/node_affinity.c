@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "kube/labels.h"
+#include "priorities/priorities.h"
 
 /* PreScore state: the pod's usable preferred terms (weight and content). */
 struct affinity_state {
@@ -120,3 +121,24 @@ int prio_node_affinity_normalize(const struct prio_cycle *cy, const void *args,
     prio_normalize_default(scores, cy->n_nodes, PRIO_MAX_NODE_SCORE, false);
     return 0;
 }
+
+const struct prio_plugin prio_plugin_node_affinity = {
+    { "NodeAffinity", KPE_EP_PRESCORE | KPE_EP_SCORE },
+    prio_node_affinity_prescore,
+    prio_node_affinity_score,
+    prio_node_affinity_normalize,
+};
+
+const struct prio_def prio_node_affinity_priority = {
+    .name = PRIO_NAME_NODE_AFFINITY,
+    .aliases = NULL,
+    .flags = PRIO_DEFAULT,
+    .default_weight = 1,
+    .needs = 0,
+    .args_kind = PRIO_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { &prio_plugin_node_affinity },
+    .own = NULL,
+    .gate_off = NULL,
+    .doc = "favours nodes by the pod's preferred node affinity weights",
+};

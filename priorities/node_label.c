@@ -49,3 +49,38 @@ int prio_node_label_score(const struct prio_cycle *cy, const void *args,
         *score = sum / (int64_t)n;
     return 0;
 }
+
+const struct prio_plugin prio_plugin_node_label = {
+    { "NodeLabel", KPE_EP_SCORE },
+    NULL,
+    prio_node_label_score,
+    NULL,
+};
+
+/* labelPreference: one label, preferred present or absent. */
+static int parse_node_label_args(const struct policy_prio_arg *arg,
+                                 struct arena *a, struct prio_args *out,
+                                 struct err *e)
+{
+    if (!arg || !arg->has_label_preference)
+        return 0;
+    return kpe_strlist_push(a,
+                            arg->label_preference_presence
+                                ? &out->u.node_label.present
+                                : &out->u.node_label.absent,
+                            arg->label_preference_label, e);
+}
+
+const struct prio_def prio_node_label = {
+    .name = PRIO_NAME_NODE_LABEL,
+    .aliases = NULL,
+    .flags = PRIO_CUSTOM_ONLY | PRIO_WEIGHT_LABELS,
+    .default_weight = 0,
+    .needs = 0,
+    .args_kind = PRIO_ARGS_NODE_LABEL,
+    .parse_args = parse_node_label_args,
+    .plugins = { &prio_plugin_node_label },
+    .own = NULL,
+    .gate_off = NULL,
+    .doc = "favours nodes that have (or lack) the label an argument names",
+};

@@ -20,6 +20,7 @@
 #include "kube/arena.h"
 #include "kube/json_arena.h"
 #include "kube/labels.h"
+#include "priorities/priorities.h"
 
 #define SCRATCH_CHUNK 4096
 
@@ -255,3 +256,25 @@ int prio_node_prefer_avoid_pods_score(const struct prio_cycle *cy,
         *score = 0;
     return 0;
 }
+
+const struct prio_plugin prio_plugin_node_prefer_avoid_pods = {
+    { "NodePreferAvoidPods", KPE_EP_SCORE },
+    NULL,
+    prio_node_prefer_avoid_pods_score,
+    NULL,
+};
+
+const struct prio_def prio_node_prefer_avoid_pods_priority = {
+    .name = PRIO_NAME_NODE_PREFER_AVOID_PODS,
+    .aliases = NULL,
+    .flags = PRIO_DEFAULT,
+    .default_weight = 10000,
+    .needs = 0,
+    .args_kind = PRIO_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { &prio_plugin_node_prefer_avoid_pods },
+    .own = NULL,
+    .gate_off = NULL,
+    .doc = "avoids nodes whose preferAvoidPods annotation names the pod's "
+           "controller",
+};

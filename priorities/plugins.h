@@ -1,28 +1,32 @@
 /*
- * plugins.h: score plugin implementations by name. A v1.22 score plugin
- * ("NodeResourcesLeastAllocated") or one of our priorities with no v1.22
- * plugin ("CustomPriorityPolicy", the names v1.22 dropped) is one row: an
- * optional prescore, a score, and an optional normalize. Each lives in its
- * own file under priorities/ and is declared here.
+ * plugins.h: the code of a score plugin. A v1.22 score plugin
+ * ("NodeResourcesLeastAllocated") or the code behind one of our priority
+ * names that has no v1.22 plugin ("CustomPriorityPolicy", the names v1.22
+ * dropped) is one struct prio_plugin, defined in its own file next to its
+ * functions and reached through the descriptors (priorities.h).
  */
 #ifndef PRIORITIES_PLUGINS_H
 #define PRIORITIES_PLUGINS_H
 
 #include <stddef.h>
 
+#include "framework/plugin.h"
 #include "priorities/framework.h"
 
 struct prio_plugin {
-    const char *name;
-    prio_prescore_fn *prescore;   /* NULL: none */
-    prio_score_fn *score;         /* NULL: not implemented in this build */
+    struct kpe_plugin_ref ref;  /* name; v1.22 extension points */
+    prio_prescore_fn *prescore; /* NULL: none */
+    prio_score_fn *score;
     prio_normalize_fn *normalize; /* NULL: raw scores are already 0..100 */
 };
 
-const struct prio_plugin *prio_plugin_find(const char *name);
-const struct prio_plugin *prio_plugins(size_t *n);
+/* Named by two descriptors (EvenPodsSpread and SelectorSpread). */
+extern const struct prio_plugin prio_plugin_pod_topology_spread;
 
-/* ---- implementations (one file each, named after the plugin) ---- */
+/* The code behind a plugin name (as pred_plugin_find). NULL: none. */
+const struct prio_plugin *prio_plugin_find(const char *name);
+
+/* Functions shared between plugin files or called by tests. */
 /*
  * PreScore of Least/Most/RequestedToCapacityRatio (the args' list,
  * NonZeroRequested) and of BalancedAllocation (cpu and memory, Requested):

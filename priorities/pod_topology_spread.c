@@ -249,3 +249,25 @@ int prio_pod_topology_spread_normalize(const struct prio_cycle *cy,
     }
     return 0;
 }
+
+const struct prio_plugin prio_plugin_pod_topology_spread = {
+    { "PodTopologySpread", KPE_EP_PRESCORE | KPE_EP_SCORE },
+    prio_pod_topology_spread_prescore,
+    prio_pod_topology_spread_score,
+    prio_pod_topology_spread_normalize,
+};
+
+const struct prio_def prio_even_pods_spread_priority = {
+    .name = PRIO_NAME_EVEN_PODS_SPREAD,
+    .aliases = NULL,
+    .flags = PRIO_DEFAULT,
+    .default_weight = 2,
+    .needs = KPE_NEED_ALL_PODS,
+    .args_kind = PRIO_ARGS_TOPOLOGY_SPREAD,
+    .parse_args = NULL,
+    .plugins = { &prio_plugin_pod_topology_spread },
+    .own = NULL,
+    .gate_off = NULL,
+    .doc = "favours nodes that keep the pod's soft topology spread constraints "
+           "even",
+};

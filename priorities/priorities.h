@@ -13,8 +13,10 @@
 
 #include "kube/arena.h"
 #include "kube/err.h"
-#include "policy/policy_doc.h"
-#include "predicates/predicates.h" /* KPE_NEED_*, KPE_EP_*, plugin refs */
+#include "framework/args.h"
+#include "framework/args_check.h"
+#include "framework/plugin.h"
+#include "priorities/plugins.h"
 
 /* ---- names: v1.22 (legacy_registry.go) ---- */
 #define PRIO_NAME_EQUAL                  "EqualPriority"
@@ -107,35 +109,42 @@ typedef int prio_parse_args_fn(const struct policy_prio_arg *arg,
                                struct arena *a, struct prio_args *out,
                                struct err *e);
 
+#define PRIO_NEED_SPREAD                                                       \
+    (KPE_NEED_ALL_PODS | KPE_NEED_SERVICES | KPE_NEED_CONTROLLERS)
+
+/*
+ * A priority descriptor: one per Policy key, defined next to its code and
+ * listed once in registry.c, sorted by name as v1.22 generates score
+ * plugins.
+ */
 struct prio_def {
-    const char *name;       /* PRIO_NAME_*: the resolved key */
-    unsigned flags;         /* PRIO_* */
-    int64_t default_weight; /* weight in the v1.22 default set; 0: none */
-    unsigned needs;         /* KPE_NEED_* */
+    const char *name;           /* PRIO_NAME_*: the resolved key */
+    const char *const *aliases; /* other spellings, NULL-ended; or NULL */
+    unsigned flags;             /* PRIO_* */
+    int64_t default_weight;     /* weight in the v1.22 default set; 0: none */
+    unsigned needs;             /* KPE_NEED_* */
     enum prio_args_kind args_kind;
-    prio_parse_args_fn *parse_args;   /* NULL: takes no argument */
-    struct kpe_plugin_ref plugins[2]; /* the v1.22 plugin */
-    /* The priorities work adds `prio_fn *fn;` (and normalize) here. */
+    prio_parse_args_fn *parse_args;       /* NULL: takes no argument */
+    const struct prio_plugin *plugins[2]; /* the v1.22 plugin, NULL-ended */
+    const struct prio_plugin *own;      /* no v1.22 plugin: the code it runs */
+    const struct prio_plugin *gate_off; /* DefaultPodTopologySpread off */
+    const char *doc;                    /* one line for list and the docs */
 };
 
-struct prio_alias {
-    const char *name;
-    const char *target;
-};
+/* The descriptors sorted by name (= v1.22 plugin generation order). */
+const struct prio_def *const *prio_registry(size_t *n);
 
-/* Rows sorted by name (= v1.22 plugin generation order). */
-const struct prio_def *prio_registry(size_t *n);
-
-/* ServiceSpreadingPriority, RdmaAwarePriority. */
-const struct prio_alias *prio_aliases(size_t *n);
-
-/* The row for a name (aliases resolved), or NULL. */
+/* The descriptor for a name or alias, or NULL. */
 const struct prio_def *prio_lookup(const char *name);
 
-/* The row producing typed args of `kind` from a custom argument, or NULL. */
+/* The descriptor producing typed args of `kind` from a custom argument. */
 const struct prio_def *prio_for_args_kind(enum prio_args_kind kind);
 
-/* Index of a row in prio_registry(). */
+/* The v1.22 plugins of d as refs into out[KPE_MAX_PLUGINS]; the count. */
+size_t prio_def_refs(const struct prio_def *d,
+                     const struct kpe_plugin_ref **out);
+
+/* Position of a descriptor in prio_registry(). */
 size_t prio_index(const struct prio_def *d);
 
 #endif

@@ -51,3 +51,39 @@ int prio_rdma_aware_score(const struct prio_cycle *cy, const void *args,
     *score = high_comm == rdma ? PRIO_MAX_NODE_SCORE : 0;
     return 0;
 }
+
+const struct prio_plugin prio_plugin_rdma_aware = {
+    { PRIO_NAME_CUSTOM_PRIORITY_POLICY, 0 },
+    NULL,
+    prio_rdma_aware_score,
+    NULL,
+};
+
+/* highComm: defaults filled in, checked, equal across entries. */
+static int parse_high_comm_args(const struct policy_prio_arg *arg,
+                                struct arena *a, struct prio_args *out,
+                                struct err *e)
+{
+    const struct policy_high_comm_arg *hc =
+        arg && arg->has_high_comm ? &arg->high_comm : NULL;
+
+    (void)a;
+    return kpe_high_comm_args(hc, &out->u.high_comm.pod_label,
+                              &out->u.high_comm.node_label,
+                              &out->u.high_comm.node_label_value, e);
+}
+
+const struct prio_def prio_custom_priority_policy = {
+    .name = PRIO_NAME_CUSTOM_PRIORITY_POLICY,
+    .aliases = (const char *const[]){ PRIO_NAME_RDMA_AWARE, NULL },
+    .flags = PRIO_EXTENSION,
+    .default_weight = 0,
+    .needs = 0,
+    .args_kind = PRIO_ARGS_HIGH_COMM,
+    .parse_args = parse_high_comm_args,
+    .plugins = { NULL },
+    .own = &prio_plugin_rdma_aware,
+    .gate_off = NULL,
+    .doc =
+        "seed 003: high-comm pods score RDMA nodes 10, other pods score them 0",
+};

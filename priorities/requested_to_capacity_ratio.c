@@ -8,6 +8,7 @@
  */
 #include "priorities/plugins.h"
 #include "priorities/resource_allocation.h"
+#include "priorities/priorities.h"
 
 #include <math.h>
 
@@ -81,3 +82,44 @@ int prio_requested_to_capacity_ratio_score(const struct prio_cycle *cy,
     *score = den == 0 ? 0 : prio_f2i64(round((double)num / (double)den));
     return 0;
 }
+
+const struct prio_plugin prio_plugin_requested_to_capacity_ratio = {
+    { "RequestedToCapacityRatio", KPE_EP_SCORE },
+    prio_res_prescore_args_non_zero,
+    prio_requested_to_capacity_ratio_score,
+    NULL,
+};
+
+/*
+ * requestedToCapacityRatioArguments: shape and resources copied as given
+ * (no defaulting on the legacy path), then checked as the plugin's args
+ * validation does (validation_pluginargs.go).
+ */
+static int parse_rtcr_args(const struct policy_prio_arg *arg, struct arena *a,
+                           struct prio_args *out, struct err *e)
+{
+    (void)a;
+    if (!arg || !arg->has_rtcr)
+        return 0;
+    out->u.rtcr.shape = arg->shape;
+    out->u.rtcr.n_shape = arg->n_shape;
+    out->u.rtcr.resources = arg->resources;
+    out->u.rtcr.n_resources = arg->n_resources;
+    return kpe_validate_rtcr(arg->shape, arg->n_shape, arg->resources,
+                             arg->n_resources, e);
+}
+
+const struct prio_def prio_requested_to_capacity_ratio = {
+    .name = PRIO_NAME_RTCR,
+    .aliases = NULL,
+    .flags = PRIO_CUSTOM_ONLY,
+    .default_weight = 0,
+    .needs = KPE_NEED_PODS_ON_NODE,
+    .args_kind = PRIO_ARGS_RTCR,
+    .parse_args = parse_rtcr_args,
+    .plugins = { &prio_plugin_requested_to_capacity_ratio },
+    .own = NULL,
+    .gate_off = NULL,
+    .doc = "scores utilization through the piecewise-linear shape an argument "
+           "gives",
+};

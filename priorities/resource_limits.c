@@ -8,6 +8,7 @@
 #include "priorities/plugins.h"
 
 #include "priorities/resource_allocation.h"
+#include "priorities/priorities.h"
 
 /*
  * getResourceLimits for cpu (millicores) and memory: summed over the
@@ -79,3 +80,25 @@ int prio_resource_limits_normalize(const struct prio_cycle *cy,
     (void)e;
     return 0;
 }
+
+const struct prio_plugin prio_plugin_resource_limits = {
+    { PRIO_NAME_RESOURCE_LIMITS, 0 },
+    NULL,
+    prio_resource_limits_score,
+    prio_resource_limits_normalize,
+};
+
+const struct prio_def prio_resource_limits_priority = {
+    .name = PRIO_NAME_RESOURCE_LIMITS,
+    .aliases = NULL,
+    .flags = PRIO_LEGACY,
+    .default_weight = 0,
+    .needs = 0,
+    .args_kind = PRIO_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { NULL },
+    .own = &prio_plugin_resource_limits,
+    .gate_off = NULL,
+    .doc = "favours nodes that can satisfy the pod's cpu and memory limits "
+           "(v1.12-v1.18)",
+};

@@ -11,6 +11,7 @@
 #include "priorities/default_spread_selector.h"
 #include "priorities/plugins.h"
 #include "priorities/topology_map.h"
+#include "priorities/priorities.h"
 
 struct selector_spread_state {
     bool skip; /* the pod has topologySpreadConstraints */
@@ -101,3 +102,24 @@ int prio_selector_spread_normalize(const struct prio_cycle *cy,
     }
     return 0;
 }
+
+const struct prio_plugin prio_plugin_selector_spread = {
+    { "SelectorSpread", KPE_EP_PRESCORE | KPE_EP_SCORE },
+    prio_selector_spread_prescore,
+    prio_selector_spread_score,
+    prio_selector_spread_normalize,
+};
+
+const struct prio_def prio_selector_spread_priority = {
+    .name = PRIO_NAME_SELECTOR_SPREAD,
+    .aliases = (const char *const[]){ PRIO_NAME_SERVICE_SPREADING, NULL },
+    .flags = PRIO_DEFAULT,
+    .default_weight = 1,
+    .needs = PRIO_NEED_SPREAD,
+    .args_kind = PRIO_ARGS_TOPOLOGY_SPREAD,
+    .parse_args = NULL,
+    .plugins = { &prio_plugin_pod_topology_spread },
+    .own = NULL,
+    .gate_off = &prio_plugin_selector_spread,
+    .doc = "spreads the pods of a service or controller over nodes and zones",
+};

@@ -122,3 +122,36 @@ int prio_service_affinity_normalize(const struct prio_cycle *cy,
         scores[i] = (int64_t)acc[i];
     return 0;
 }
+
+const struct prio_plugin prio_plugin_service_affinity = {
+    { "ServiceAffinity", KPE_EP_SCORE },
+    prio_service_affinity_prescore,
+    prio_service_affinity_score,
+    prio_service_affinity_normalize,
+};
+
+/* serviceAntiAffinity: one label to spread a service's pods over. */
+static int parse_service_affinity_args(const struct policy_prio_arg *arg,
+                                       struct arena *a, struct prio_args *out,
+                                       struct err *e)
+{
+    if (!arg || !arg->has_service_anti_affinity)
+        return 0;
+    return kpe_strlist_push(a, &out->u.service_affinity.labels,
+                            arg->service_anti_affinity_label, e);
+}
+
+const struct prio_def prio_service_affinity = {
+    .name = PRIO_NAME_SERVICE_AFFINITY,
+    .aliases = NULL,
+    .flags = PRIO_CUSTOM_ONLY | PRIO_WEIGHT_LABELS,
+    .default_weight = 0,
+    .needs = KPE_NEED_ALL_PODS | KPE_NEED_SERVICES,
+    .args_kind = PRIO_ARGS_SERVICE_AFFINITY,
+    .parse_args = parse_service_affinity_args,
+    .plugins = { &prio_plugin_service_affinity },
+    .own = NULL,
+    .gate_off = NULL,
+    .doc = "spreads a service's pods over the values of the label an argument "
+           "names",
+};

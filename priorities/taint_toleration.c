@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kube/labels.h"
+#include "priorities/priorities.h"
 
 #define PREFER_NO_SCHEDULE "PreferNoSchedule"
 
@@ -82,3 +83,25 @@ int prio_taint_toleration_normalize(const struct prio_cycle *cy,
     prio_normalize_default(scores, cy->n_nodes, PRIO_MAX_NODE_SCORE, true);
     return 0;
 }
+
+const struct prio_plugin prio_plugin_taint_toleration = {
+    { "TaintToleration", KPE_EP_PRESCORE | KPE_EP_SCORE },
+    prio_taint_toleration_prescore,
+    prio_taint_toleration_score,
+    prio_taint_toleration_normalize,
+};
+
+const struct prio_def prio_taint_toleration_priority = {
+    .name = PRIO_NAME_TAINT_TOLERATION,
+    .aliases = NULL,
+    .flags = PRIO_DEFAULT,
+    .default_weight = 1,
+    .needs = 0,
+    .args_kind = PRIO_ARGS_NONE,
+    .parse_args = NULL,
+    .plugins = { &prio_plugin_taint_toleration },
+    .own = NULL,
+    .gate_off = NULL,
+    .doc = "favours nodes with fewer PreferNoSchedule taints the pod does not "
+           "tolerate",
+};

@@ -164,10 +164,11 @@ struct list_row {
     const struct list_flag *words;
     int64_t weight; /* priorities only */
     unsigned needs;
-    const struct kpe_plugin_ref *plugins;
-    size_t max_plugins;
+    const struct kpe_plugin_ref *plugins[KPE_MAX_PLUGINS];
+    size_t n_plugins;
     const struct list_arg_doc *arg;
     const char *no_plugin; /* why there is no v1.22 plugin */
+    const char *doc;
 };
 
 #define NO_PLUGIN_OURS    "served by this extender only"
@@ -176,32 +177,35 @@ struct list_row {
 
 static struct list_row pred_row(const struct pred_def *d)
 {
-    struct list_row r = { d->name,
-                          d->flags,
-                          pred_flag_words,
-                          0,
-                          d->needs,
-                          d->plugins,
-                          KPE_MAX_PLUGINS,
-                          arg_doc(0, (int)d->args_kind),
-                          (d->flags & PRED_EXTENSION) ? NO_PLUGIN_OURS
-                                                      : NO_PLUGIN_LEGACY };
+    struct list_row r = { .name = d->name,
+                          .flags = d->flags,
+                          .words = pred_flag_words,
+                          .needs = d->needs,
+                          .arg = arg_doc(0, (int)d->args_kind),
+                          .no_plugin = (d->flags & PRED_EXTENSION)
+                                           ? NO_PLUGIN_OURS
+                                           : NO_PLUGIN_LEGACY,
+                          .doc = d->doc };
+
+    r.n_plugins = pred_def_refs(d, r.plugins);
     return r;
 }
 
 static struct list_row prio_row(const struct prio_def *d)
 {
-    struct list_row r = { d->name,
-                          d->flags,
-                          prio_flag_words,
-                          d->default_weight,
-                          d->needs,
-                          d->plugins,
-                          sizeof(d->plugins) / sizeof(d->plugins[0]),
-                          arg_doc(1, (int)d->args_kind),
-                          (d->flags & PRIO_EXTENSION) ? NO_PLUGIN_OURS
-                          : (d->flags & PRIO_SKIPPED) ? NO_PLUGIN_SKIPPED
-                                                      : NO_PLUGIN_LEGACY };
+    struct list_row r = { .name = d->name,
+                          .flags = d->flags,
+                          .words = prio_flag_words,
+                          .weight = d->default_weight,
+                          .needs = d->needs,
+                          .arg = arg_doc(1, (int)d->args_kind),
+                          .no_plugin =
+                              (d->flags & PRIO_EXTENSION) ? NO_PLUGIN_OURS
+                              : (d->flags & PRIO_SKIPPED) ? NO_PLUGIN_SKIPPED
+                                                          : NO_PLUGIN_LEGACY,
+                          .doc = d->doc };
+
+    r.n_plugins = prio_def_refs(d, r.plugins);
     return r;
 }
 
@@ -219,15 +223,16 @@ static void text_row(FILE *f, const struct list_row *r, int prio)
             fprintf(f, "%s%s", k++ ? " " : " [", w->word);
     }
     fprintf(f, "%s\n", k ? "]" : "");
+    fprintf(f, "      %s\n", r->doc);
     if (prio && r->weight)
         fprintf(f, "      default weight: %lld\n", (long long)r->weight);
     fprintf(f, "      v1.22:");
-    if (!r->plugins[0].name)
+    if (!r->n_plugins)
         fprintf(f, " (none: %s)", r->no_plugin);
-    for (i = 0; i < r->max_plugins && r->plugins[i].name; i++) {
-        fprintf(f, " %s(", r->plugins[i].name);
+    for (i = 0; i < r->n_plugins; i++) {
+        fprintf(f, " %s(", r->plugins[i]->name);
         for (j = 0, k = 0; j < sizeof(ep_words) / sizeof(ep_words[0]); j++) {
-            if (r->plugins[i].points & (1u << j))
+            if (r->plugins[i]->points & (1u << j))
                 fprintf(f, "%s%s", k++ ? "," : "", ep_words[j]);
         }
         fputc(')', f);
@@ -249,18 +254,18 @@ static void text_users(FILE *f, const struct list_arg_doc *d)
     size_t i, n;
 
     if (d->prio) {
-        const struct prio_def *r = prio_registry(&n);
+        const struct prio_def *const *r = prio_registry(&n);
 
         for (i = 0; i < n; i++) {
-            if ((int)r[i].args_kind == d->kind)
-                fprintf(f, " %s", r[i].name);
+            if ((int)r[i]->args_kind == d->kind)
+                fprintf(f, " %s", r[i]->name);
         }
     } else {
-        const struct pred_def *r = pred_registry(&n);
+        const struct pred_def *const *r = pred_registry(&n);
 
         for (i = 0; i < n; i++) {
-            if ((int)r[i].args_kind == d->kind)
-                fprintf(f, " %s", r[i].name);
+            if ((int)r[i]->args_kind == d->kind)
+                fprintf(f, " %s", r[i]->name);
         }
     }
 }
@@ -288,16 +293,15 @@ static void text_args(FILE *f)
 
 static void text_out(FILE *f)
 {
-    const struct pred_def *pd = NULL;
-    const struct prio_def *rd = NULL;
-    const struct pred_alias *pa;
-    const struct prio_alias *ra;
+    const struct pred_def *const *pd;
+    const struct prio_def *const *rd;
+    const char *const *al;
     size_t i, n;
 
     fprintf(f, "Predicates (Policy \"predicates\"), in run order\n");
     pd = pred_registry(&n);
     for (i = 0; i < n; i++) {
-        struct list_row r = pred_row(&pd[i]);
+        struct list_row r = pred_row(pd[i]);
 
         text_row(f, &r, 0);
     }
@@ -305,18 +309,22 @@ static void text_out(FILE *f)
                "order\n");
     rd = prio_registry(&n);
     for (i = 0; i < n; i++) {
-        struct list_row r = prio_row(&rd[i]);
+        struct list_row r = prio_row(rd[i]);
 
         text_row(f, &r, 1);
     }
     text_args(f);
     fprintf(f, "\nAliases\n");
-    pa = pred_aliases(&n);
-    for (i = 0; i < n; i++)
-        fprintf(f, "  %s -> %s (predicate)\n", pa[i].name, pa[i].target);
-    ra = prio_aliases(&n);
-    for (i = 0; i < n; i++)
-        fprintf(f, "  %s -> %s (priority)\n", ra[i].name, ra[i].target);
+    pd = pred_registry(&n);
+    for (i = 0; i < n; i++) {
+        for (al = pd[i]->aliases; al && *al; al++)
+            fprintf(f, "  %s -> %s (predicate)\n", *al, pd[i]->name);
+    }
+    rd = prio_registry(&n);
+    for (i = 0; i < n; i++) {
+        for (al = rd[i]->aliases; al && *al; al++)
+            fprintf(f, "  %s -> %s (priority)\n", *al, rd[i]->name);
+    }
     fprintf(f, "\nFlags: mandatory = always added; default = in the set used "
                "when the key is absent;\nlegacy = dropped before v1.22 "
                "(--compat legacy); ours = not in kube-scheduler;\n"
@@ -346,6 +354,8 @@ static void json_row(struct jsonw *w, const struct list_row *r, int prio)
         jsonw_key(w, "defaultWeight");
         jsonw_int(w, r->weight);
     }
+    jsonw_key(w, "doc");
+    jsonw_string(w, r->doc);
     jsonw_key(w, "argument");
     if (r->arg && r->arg->policy_key)
         jsonw_string(w, r->arg->policy_key);
@@ -353,14 +363,14 @@ static void json_row(struct jsonw *w, const struct list_row *r, int prio)
         jsonw_null(w);
     jsonw_key(w, "plugins");
     jsonw_begin_array(w);
-    for (i = 0; i < r->max_plugins && r->plugins[i].name; i++) {
+    for (i = 0; i < r->n_plugins; i++) {
         jsonw_begin_object(w);
         jsonw_key(w, "name");
-        jsonw_string(w, r->plugins[i].name);
+        jsonw_string(w, r->plugins[i]->name);
         jsonw_key(w, "extensionPoints");
         jsonw_begin_array(w);
         for (j = 0; j < sizeof(ep_words) / sizeof(ep_words[0]); j++) {
-            if (r->plugins[i].points & (1u << j))
+            if (r->plugins[i]->points & (1u << j))
                 jsonw_string(w, ep_words[j]);
         }
         jsonw_end_array(w);
@@ -368,7 +378,7 @@ static void json_row(struct jsonw *w, const struct list_row *r, int prio)
     }
     jsonw_end_array(w);
     jsonw_key(w, "withoutPlugin");
-    jsonw_string(w, r->plugins[0].name ? NULL : r->no_plugin);
+    jsonw_string(w, r->n_plugins ? NULL : r->no_plugin);
     jsonw_key(w, "reads");
     jsonw_begin_array(w);
     jsonw_string(w, "nodes");
@@ -387,18 +397,18 @@ static void json_users(struct jsonw *w, const struct list_arg_doc *d)
 
     jsonw_begin_array(w);
     if (d->prio) {
-        const struct prio_def *r = prio_registry(&n);
+        const struct prio_def *const *r = prio_registry(&n);
 
         for (i = 0; i < n; i++) {
-            if ((int)r[i].args_kind == d->kind)
-                jsonw_string(w, r[i].name);
+            if ((int)r[i]->args_kind == d->kind)
+                jsonw_string(w, r[i]->name);
         }
     } else {
-        const struct pred_def *r = pred_registry(&n);
+        const struct pred_def *const *r = pred_registry(&n);
 
         for (i = 0; i < n; i++) {
-            if ((int)r[i].args_kind == d->kind)
-                jsonw_string(w, r[i].name);
+            if ((int)r[i]->args_kind == d->kind)
+                jsonw_string(w, r[i]->name);
         }
     }
     jsonw_end_array(w);
@@ -441,34 +451,36 @@ static void json_args(struct jsonw *w)
     jsonw_end_array(w);
 }
 
+static void json_alias(struct jsonw *w, const char *name, const char *target,
+                       const char *kind)
+{
+    jsonw_begin_object(w);
+    jsonw_key(w, "name");
+    jsonw_string(w, name);
+    jsonw_key(w, "target");
+    jsonw_string(w, target);
+    jsonw_key(w, "for");
+    jsonw_string(w, kind);
+    jsonw_end_object(w);
+}
+
 static void json_aliases(struct jsonw *w)
 {
-    const struct pred_alias *pa;
-    const struct prio_alias *ra;
+    const struct pred_def *const *pd;
+    const struct prio_def *const *rd;
+    const char *const *al;
     size_t i, n;
 
     jsonw_begin_array(w);
-    pa = pred_aliases(&n);
+    pd = pred_registry(&n);
     for (i = 0; i < n; i++) {
-        jsonw_begin_object(w);
-        jsonw_key(w, "name");
-        jsonw_string(w, pa[i].name);
-        jsonw_key(w, "target");
-        jsonw_string(w, pa[i].target);
-        jsonw_key(w, "for");
-        jsonw_string(w, "predicate");
-        jsonw_end_object(w);
+        for (al = pd[i]->aliases; al && *al; al++)
+            json_alias(w, *al, pd[i]->name, "predicate");
     }
-    ra = prio_aliases(&n);
+    rd = prio_registry(&n);
     for (i = 0; i < n; i++) {
-        jsonw_begin_object(w);
-        jsonw_key(w, "name");
-        jsonw_string(w, ra[i].name);
-        jsonw_key(w, "target");
-        jsonw_string(w, ra[i].target);
-        jsonw_key(w, "for");
-        jsonw_string(w, "priority");
-        jsonw_end_object(w);
+        for (al = rd[i]->aliases; al && *al; al++)
+            json_alias(w, *al, rd[i]->name, "priority");
     }
     jsonw_end_array(w);
 }
@@ -476,8 +488,8 @@ static void json_aliases(struct jsonw *w)
 /* The whole document to f; returns 0, or -1 when out of memory. */
 static int json_out(FILE *f)
 {
-    const struct pred_def *pd;
-    const struct prio_def *rd;
+    const struct pred_def *const *pd;
+    const struct prio_def *const *rd;
     struct jsonw w;
     size_t i, n;
     char *out;
@@ -488,7 +500,7 @@ static int json_out(FILE *f)
     jsonw_begin_array(&w);
     pd = pred_registry(&n);
     for (i = 0; i < n; i++) {
-        struct list_row r = pred_row(&pd[i]);
+        struct list_row r = pred_row(pd[i]);
 
         json_row(&w, &r, 0);
     }
@@ -497,7 +509,7 @@ static int json_out(FILE *f)
     jsonw_begin_array(&w);
     rd = prio_registry(&n);
     for (i = 0; i < n; i++) {
-        struct list_row r = prio_row(&rd[i]);
+        struct list_row r = prio_row(rd[i]);
 
         json_row(&w, &r, 1);
     }

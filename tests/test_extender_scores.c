@@ -317,14 +317,14 @@ static void split_should_send_each_name_to_one_side(void **state)
     assert_non_null(xj);
     for (i = 0; i < p->doc.n_preds; i++) {
         const char *n = p->doc.preds[i].name;
-        bool ours = !pred_lookup(n)->plugins[0].name;
+        bool ours = !pred_lookup(n)->plugins[0];
 
         assert_int_equal(doc_has(sj, n), !ours);
         assert_int_equal(doc_has(xj, n), ours);
     }
     for (i = 0; i < p->doc.n_prios; i++) {
         const char *n = p->doc.prios[i].name;
-        bool ours = !prio_lookup(n)->plugins[0].name;
+        bool ours = !prio_lookup(n)->plugins[0];
 
         assert_int_equal(doc_has(sj, n), !ours);
         assert_int_equal(doc_has(xj, n), ours);

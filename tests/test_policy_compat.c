@@ -225,8 +225,8 @@ static const struct policy_prio *unit(const struct policy *p,
     size_t i;
 
     for (i = 0; i < p->n_prios; i++) {
-        if (p->prios[i].def->plugins[0].name &&
-            !strcmp(p->prios[i].def->plugins[0].name, plugin))
+        if (p->prios[i].def->plugins[0] &&
+            !strcmp(p->prios[i].def->plugins[0]->ref.name, plugin))
             return &p->prios[i];
     }
     return NULL;

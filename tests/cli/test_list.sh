@@ -26,20 +26,24 @@ contains "top-level help names list" out "  list "
 # Registry row names and aliases, from the C sources: the macro each row
 # of pred_rows[]/prio_rows[] and each alias uses, resolved in the headers.
 cat >"$T_TMP/names.py" <<'EOF'
-import re, sys
+import glob, re, sys
 def macros(h):
     return dict(re.findall(r'#define\s+(\w+)\s+"([^"]*)"', open(h).read()))
-def rows(c, table, m):
-    body = open(c).read()
-    body = body[body.index(table):]
-    body = body[:body.index('};')]
-    return [m[x] for x in re.findall(r'\{\s*((?:PRED|PRIO)_NAME_\w+)\s*,', body)]
-pm = macros('predicates/predicates.h')
-rm = macros('priorities/priorities.h')
-names = rows('predicates/registry.c', 'pred_rows[]', pm)
-names += rows('priorities/registry.c', 'prio_rows[]', rm)
-names += rows('predicates/registry.c', 'pred_alias_rows[]', pm)
-names += rows('priorities/registry.c', 'prio_alias_rows[]', rm)
+# Every descriptor in the plugin folders: its name and its aliases.
+def descriptors(folder, kind, m):
+    out = []
+    for c in sorted(glob.glob(folder + '/*.c')):
+        pat = r'const struct %s_def %s_\w+ = \{(.*?)\n\};' % (kind, kind)
+        for body in re.findall(pat, open(c).read(), re.S):
+            out.append(m[re.search(r'\.name = (\w+)', body).group(1)])
+            al = re.search(r'\.aliases = \(const char \*const\[\]\)\{([^}]*)\}',
+                           body)
+            if al:
+                out += [m[x] for x in re.findall(r'(?:PRED|PRIO)_NAME_\w+',
+                                                 al.group(1))]
+    return out
+names = descriptors('predicates', 'pred', macros('predicates/predicates.h'))
+names += descriptors('priorities', 'prio', macros('priorities/priorities.h'))
 if len(names) < 40:
     sys.exit('only %d names found in the registry sources' % len(names))
 print('\n'.join(names))

@@ -14,6 +14,9 @@
 #include "kube/resources.h"
 #include "predicates/plugins.h"
 #include "priorities/plugins.h"
+#include "policy/policy.h"
+#include "predicates/plugins.h"
+#include "priorities/plugins.h"
 
 struct kube_pod *fx_pod(struct arena *a, const char *json)
 {
@@ -107,7 +110,10 @@ enum pred_code fx_run_filter(const char *plugin, const void *args,
     if (!ni)
         fail_msg("fx_run_filter: no node %s in the cluster", node);
     memset(&cy, 0, sizeof(cy));
-    cy.policy = policy;
+    if (policy) {
+        cy.ignored_resources = policy->ignored_resources;
+        cy.n_ignored_resources = policy->n_ignored_resources;
+    }
     cy.pod = pod;
     cy.cluster = c;
     cy.arena = a;

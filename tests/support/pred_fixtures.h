@@ -12,6 +12,8 @@
 #include "kube/types.h"
 #include "predicates/framework.h"
 
+struct policy;
+
 /* Parse a Pod / Node from JSON ("kind" optional); fails the test on error. */
 struct kube_pod *fx_pod(struct arena *a, const char *json);
 struct kube_node *fx_node(struct arena *a, const char *json);

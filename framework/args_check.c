@@ -1,10 +1,10 @@
 /*
- * policy_args.c: argument checks shared by the registries and the Policy
- * validation: apimachinery's qualified-name and label-value syntax
- * (util/validation), RequestedToCapacityRatio args
+ * args_check.c: argument checks shared by the plugins' argument parsers
+ * and the Policy validation: apimachinery's qualified-name and label-value
+ * syntax (util/validation), RequestedToCapacityRatio args
  * (validation_pluginargs.go), and our highComm argument.
  */
-#include "policy/policy.h"
+#include "framework/args_check.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -76,8 +76,7 @@ static bool dns1123_subdomain_ok(const char *s, size_t n)
  * writes "(e.g. 'MyName',  or 'my.name',  or '123-abc', ...": each example
  * is followed by ", " and the next one preceded by " or ".
  */
-size_t policy_qualified_name_errors(const char *s, const char **msgs,
-                                    size_t max)
+size_t kpe_qualified_name_errors(const char *s, const char **msgs, size_t max)
 {
     size_t k = 0, n = strlen(s), slashes = 0, i;
     const char *name = s;
@@ -122,16 +121,15 @@ size_t policy_qualified_name_errors(const char *s, const char **msgs,
     return k;
 }
 
-bool policy_is_label_value(const char *s)
+bool kpe_is_label_value(const char *s)
 {
     size_t n = strlen(s);
 
     return n == 0 || (n <= 63 && qname_part_ok(s, n));
 }
 
-int policy_high_comm_args(const struct policy_high_comm_arg *hc,
-                          const char **pod, const char **node,
-                          const char **value, struct err *e)
+int kpe_high_comm_args(const struct policy_high_comm_arg *hc, const char **pod,
+                       const char **node, const char **value, struct err *e)
 {
     const char *p = PRED_HIGH_COMM_DEFAULT_POD_LABEL;
     const char *nl = PRED_HIGH_COMM_DEFAULT_NODE_LABEL;
@@ -145,13 +143,13 @@ int policy_high_comm_args(const struct policy_high_comm_arg *hc,
         nl = hc->node_label;
     if (hc && hc->node_label_value)
         v = hc->node_label_value;
-    if (policy_qualified_name_errors(p, msgs, 1))
+    if (kpe_qualified_name_errors(p, msgs, 1))
         return err_set(e, "highComm.podLabel: invalid label key %s: %s",
                        err_quote(q, sizeof(q), p, 60), msgs[0]);
-    if (policy_qualified_name_errors(nl, msgs, 1))
+    if (kpe_qualified_name_errors(nl, msgs, 1))
         return err_set(e, "highComm.nodeLabel: invalid label key %s: %s",
                        err_quote(q, sizeof(q), nl, 60), msgs[0]);
-    if (!policy_is_label_value(v))
+    if (!kpe_is_label_value(v))
         return err_set(e,
                        "highComm.nodeLabelValue: invalid label value %s: "
                        "must be 63 characters or less, alphanumeric at both "
@@ -172,9 +170,9 @@ int policy_high_comm_args(const struct policy_high_comm_arg *hc,
  * strictly increasing (first offence only), utilization in [0, 100], score
  * in [0, 10], resource weights >= 1. Errors aggregate as "[a, b]".
  */
-int policy_validate_rtcr(const struct policy_shape_point *shape, size_t n_shape,
-                         const struct policy_resource *res, size_t n_res,
-                         struct err *e)
+int kpe_validate_rtcr(const struct policy_shape_point *shape, size_t n_shape,
+                      const struct policy_resource *res, size_t n_res,
+                      struct err *e)
 {
     struct pbuf b;
     size_t i, n = 0;

@@ -1,6 +1,6 @@
 /*
- * args.c: folding written arguments into typed ones: arena string lists
- * that grow by one string or by another list.
+ * args.c: arguments as written (the members one entry gives, kept in
+ * api_order) and the arena string lists plugins fold them into.
  */
 #include "framework/args.h"
 
@@ -43,4 +43,37 @@ int kpe_strlist_push(struct arena *a, struct policy_strlist *l, const char *s,
     v[l->n++] = s ? s : "";
     l->v = v;
     return 0;
+}
+
+const void *kpe_args_get(const struct kpe_args_written *w,
+                         const struct kpe_arg_schema *s)
+{
+    size_t i;
+
+    for (i = 0; w && s && i < w->n; i++) {
+        if (w->v[i].schema == s)
+            return w->v[i].value;
+    }
+    return NULL;
+}
+
+void *kpe_args_add(struct kpe_args_written *w, const struct kpe_arg_schema *s,
+                   struct arena *a)
+{
+    void *v = (void *)kpe_args_get(w, s);
+    size_t i;
+
+    if (v)
+        return v;
+    if (w->n == KPE_MAX_ARGS)
+        return NULL;
+    v = arena_calloc(a, 1, s->size ? s->size : 1);
+    if (!v)
+        return NULL;
+    for (i = w->n; i > 0 && w->v[i - 1].schema->api_order > s->api_order; i--)
+        w->v[i] = w->v[i - 1];
+    w->v[i].schema = s;
+    w->v[i].value = v;
+    w->n++;
+    return v;
 }

@@ -1,8 +1,11 @@
 /*
- * args.h: Policy arguments as written (PredicateArgument and
- * PriorityArgument of kube-scheduler v1.22's v1 Policy types, plus our
- * highComm), the form both the Policy readers fill and the plugins' argument
- * parsers read. Strings live in the arena of the policy being built.
+ * args.h: Policy arguments, declared once per argument kind. A plugin
+ * describes the argument it reads (its key in the entry's `argument`
+ * object, its fields with type, default and doc) in a struct
+ * kpe_arg_schema next to its code; the Policy readers and writers (JSON,
+ * INI), `list` and the reference page work from that schema alone. The
+ * value of one argument as written is a plain struct the schema's field
+ * offsets point into; strings live in the arena of the policy being built.
  */
 #ifndef FRAMEWORK_ARGS_H
 #define FRAMEWORK_ARGS_H
@@ -29,17 +32,6 @@ struct policy_high_comm_arg {
     const char *node_label_value; /* default "true" */
 };
 
-/* PredicateArgument: each has_* says the member was present (non-null). */
-struct policy_pred_arg {
-    bool has_service_affinity;
-    struct policy_strlist service_affinity_labels;
-    bool has_labels_presence;
-    struct policy_strlist labels_presence_labels;
-    bool labels_presence_presence;
-    bool has_high_comm;
-    struct policy_high_comm_arg high_comm;
-};
-
 struct policy_shape_point {
     int32_t utilization;
     int32_t score; /* 0..10 in the legacy Policy */
@@ -50,21 +42,74 @@ struct policy_resource {
     int64_t weight;
 };
 
-/* PriorityArgument, with the same has_* convention. */
-struct policy_prio_arg {
-    bool has_service_anti_affinity;
-    const char *service_anti_affinity_label;
-    bool has_label_preference;
-    const char *label_preference_label;
-    bool label_preference_presence;
-    bool has_rtcr; /* requestedToCapacityRatioArguments */
-    struct policy_shape_point *shape;
-    size_t n_shape;
-    struct policy_resource *resources;
-    size_t n_resources;
-    bool has_high_comm;
-    struct policy_high_comm_arg high_comm;
+/* ---- schemas ---- */
+
+enum kpe_arg_type {
+    KPE_ARG_STRING,  /* const char * (NULL: not given) */
+    KPE_ARG_BOOL,    /* bool */
+    KPE_ARG_INT32,   /* int32_t */
+    KPE_ARG_INT64,   /* int64_t */
+    KPE_ARG_STRINGS, /* struct policy_strlist; INI: one line per string */
+    KPE_ARG_OBJECTS, /* array of elem->size structs + a size_t count; INI:
+                        one line per element, its two fields joined by ':' */
 };
+
+struct kpe_arg_schema;
+
+struct kpe_arg_field {
+    const char *name; /* JSON key; INI key after "<argument key>." */
+    enum kpe_arg_type type;
+    size_t offset;       /* of the member in the value struct */
+    size_t count_offset; /* KPE_ARG_OBJECTS: of the size_t count */
+    const struct kpe_arg_schema *elem; /* KPE_ARG_OBJECTS: one element */
+    const char *type_doc;              /* for list: "[]string" */
+    /*
+     * The default, as list shows it; NULL: required (Go's zero value when
+     * left out). A string field with a default is left out when unset.
+     */
+    const char *def;
+};
+
+struct kpe_arg_schema {
+    const char *key; /* the member of `argument`: "labelsPresence" */
+    /* Position among v1.22's PredicateArgument / PriorityArgument members
+     * (ours after them): the order writers and messages use. */
+    int api_order;
+    size_t size; /* of the value struct */
+    const struct kpe_arg_field *fields;
+    size_t n_fields;
+    const char *note; /* for list: what the argument does, how entries fold */
+    /* list: a set of values the plugin gets that no Policy argument sets */
+    bool not_in_policy;
+};
+
+#define KPE_ARG_FIELDS(t) (t), (sizeof(t) / sizeof((t)[0]))
+
+/* ---- the `argument` object of one entry, as written ---- */
+
+#define KPE_MAX_ARGS 8
+
+struct kpe_arg_value {
+    const struct kpe_arg_schema *schema;
+    void *value; /* schema->size bytes */
+};
+
+/* The members given (not null), sorted by api_order. */
+struct kpe_args_written {
+    size_t n;
+    struct kpe_arg_value v[KPE_MAX_ARGS];
+};
+
+/* The value of schema s in w, or NULL when it was not given. */
+const void *kpe_args_get(const struct kpe_args_written *w,
+                         const struct kpe_arg_schema *s);
+
+/*
+ * The value of s in w, added zeroed (from a) when it is not there yet.
+ * NULL when out of memory or when w is full.
+ */
+void *kpe_args_add(struct kpe_args_written *w, const struct kpe_arg_schema *s,
+                   struct arena *a);
 
 /* Append one string (NULL: "") to an arena list; 0 or -1 with e set. */
 int kpe_strlist_push(struct arena *a, struct policy_strlist *l, const char *s,

@@ -1,15 +1,12 @@
 /*
  * args_check.c: argument checks shared by the plugins' argument parsers
  * and the Policy validation: apimachinery's qualified-name and label-value
- * syntax (util/validation), RequestedToCapacityRatio args
- * (validation_pluginargs.go), and our highComm argument.
+ * syntax (util/validation).
  */
 #include "framework/args_check.h"
 
 #include <stdio.h>
 #include <string.h>
-
-#include "policy/policy_buf.h"
 
 #define QNAME_MSG                                                              \
     "must consist of alphanumeric characters, '-', '_' or '.', and must "      \
@@ -126,102 +123,4 @@ bool kpe_is_label_value(const char *s)
     size_t n = strlen(s);
 
     return n == 0 || (n <= 63 && qname_part_ok(s, n));
-}
-
-int kpe_high_comm_args(const struct policy_high_comm_arg *hc, const char **pod,
-                       const char **node, const char **value, struct err *e)
-{
-    const char *p = PRED_HIGH_COMM_DEFAULT_POD_LABEL;
-    const char *nl = PRED_HIGH_COMM_DEFAULT_NODE_LABEL;
-    const char *v = PRED_HIGH_COMM_DEFAULT_NODE_VALUE;
-    const char *msgs[1];
-    char q[96];
-
-    if (hc && hc->pod_label)
-        p = hc->pod_label;
-    if (hc && hc->node_label)
-        nl = hc->node_label;
-    if (hc && hc->node_label_value)
-        v = hc->node_label_value;
-    if (kpe_qualified_name_errors(p, msgs, 1))
-        return err_set(e, "highComm.podLabel: invalid label key %s: %s",
-                       err_quote(q, sizeof(q), p, 60), msgs[0]);
-    if (kpe_qualified_name_errors(nl, msgs, 1))
-        return err_set(e, "highComm.nodeLabel: invalid label key %s: %s",
-                       err_quote(q, sizeof(q), nl, 60), msgs[0]);
-    if (!kpe_is_label_value(v))
-        return err_set(e,
-                       "highComm.nodeLabelValue: invalid label value %s: "
-                       "must be 63 characters or less, alphanumeric at both "
-                       "ends, with '-', '_' or '.' between",
-                       err_quote(q, sizeof(q), v, 60));
-    if (*pod && (strcmp(*pod, p) || strcmp(*node, nl) || strcmp(*value, v)))
-        return err_set(e, "highComm: conflicts with the highComm argument of "
-                          "an earlier entry; one plugin can have one set of "
-                          "arguments");
-    *pod = p;
-    *node = nl;
-    *value = v;
-    return 0;
-}
-
-/*
- * ValidateRequestedToCapacityRatioArgs: shape non-empty, utilizations
- * strictly increasing (first offence only), utilization in [0, 100], score
- * in [0, 10], resource weights >= 1. Errors aggregate as "[a, b]".
- */
-int kpe_validate_rtcr(const struct policy_shape_point *shape, size_t n_shape,
-                      const struct policy_resource *res, size_t n_res,
-                      struct err *e)
-{
-    struct pbuf b;
-    size_t i, n = 0;
-    char *one = NULL;
-    int rc = 0;
-
-    pbuf_init(&b);
-#define ERR(...)                                                               \
-    do {                                                                       \
-        pbuf_add(&b, n ? ", " : "");                                           \
-        pbuf_printf(&b, __VA_ARGS__);                                          \
-        n++;                                                                   \
-    } while (0)
-    if (n_shape == 0) {
-        ERR("shape: Required value: at least one point must be specified");
-    } else {
-        for (i = 1; i < n_shape; i++) {
-            if (shape[i - 1].utilization >= shape[i].utilization) {
-                ERR("shape[%zu].utilization: Invalid value: %d: utilization "
-                    "values must be sorted in increasing order",
-                    i, (int)shape[i].utilization);
-                break;
-            }
-        }
-        for (i = 0; i < n_shape; i++) {
-            if (shape[i].utilization < 0 || shape[i].utilization > 100)
-                ERR("shape[%zu].utilization: Invalid value: %d: not in valid "
-                    "range [0, 100]",
-                    i, (int)shape[i].utilization);
-            if (shape[i].score < 0 || shape[i].score > 10)
-                ERR("shape[%zu].score: Invalid value: %d: not in valid range "
-                    "[0, 10]",
-                    i, (int)shape[i].score);
-        }
-    }
-    for (i = 0; i < n_res; i++) {
-        if (res[i].weight < 1)
-            ERR("resources[%zu].weight: Invalid value: %lld: resource weight "
-                "of %s not in valid range [1, inf)",
-                i, (long long)res[i].weight, res[i].name ? res[i].name : "");
-    }
-#undef ERR
-    if (n) {
-        one = b.s ? b.s : "";
-        rc = err_set(e,
-                     n > 1 ? "RequestedToCapacityRatio args: [%s]"
-                           : "RequestedToCapacityRatio args: %s",
-                     one);
-    }
-    pbuf_free(&b);
-    return rc;
 }

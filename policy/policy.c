@@ -90,25 +90,32 @@ static void agg_add(struct agg *g, const char *where, const char *fmt, ...)
     g->n++;
 }
 
+/* The argument of the priority key `name` in pe, or NULL. */
+static const void *arg_of(const struct policy_prio_entry *pe, const char *name)
+{
+    const struct prio_def *d = prio_lookup(name);
+
+    return d ? kpe_args_get(&pe->arg, d->args) : NULL;
+}
+
 /* validateCustomPriorities: keyed by argument type, not by name. */
 static void validate_custom_priority(struct agg *g,
                                      const struct policy_prio_entry **seen,
                                      const struct policy_prio_entry *pe)
 {
-    const struct policy_prio_arg *a = &pe->arg;
     const char *where = policy_loc_field(g->p, &pe->loc, "argument");
     const char *type;
     int slot;
 
     if (!pe->has_argument)
         return;
-    if (a->has_label_preference) {
+    if (arg_of(pe, PRIO_NAME_NODE_LABEL)) {
         type = "LabelPreference";
         slot = 0;
-    } else if (a->has_service_anti_affinity) {
+    } else if (arg_of(pe, PRIO_NAME_SERVICE_AFFINITY)) {
         type = "ServiceAntiAffinity";
         slot = 1;
-    } else if (a->has_rtcr) {
+    } else if (arg_of(pe, PRIO_NAME_RTCR)) {
         if (seen[2]) {
             agg_add(g, where,
                     "priority \"%s\" redeclares custom priority "
@@ -118,7 +125,7 @@ static void validate_custom_priority(struct agg *g,
         }
         seen[2] = pe;
         return;
-    } else if (a->has_high_comm) {
+    } else if (pe->arg.n) {
         return; /* ours; conflicts are found when folding */
     } else {
         agg_add(g, where, "no priority arguments set for priority %s",

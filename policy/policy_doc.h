@@ -23,8 +23,8 @@ struct policy_loc {
 
 struct policy_pred_entry {
     const char *name;
-    bool has_argument; /* "argument" present and not null */
-    struct policy_pred_arg arg;
+    bool has_argument;           /* "argument" present and not null */
+    struct kpe_args_written arg; /* its members (predicate schemas) */
     struct policy_loc loc;
 };
 
@@ -32,7 +32,7 @@ struct policy_prio_entry {
     const char *name;
     int64_t weight;
     bool has_argument;
-    struct policy_prio_arg arg;
+    struct kpe_args_written arg; /* its members (priority schemas) */
     struct policy_loc loc;
 };
 

@@ -296,18 +296,171 @@ static int policy_key(struct ictx *c, const char *key, const char *v)
                 key);
 }
 
-/* ---- highComm keys, shared ---- */
+/* ---- argument keys, through the plugins' schemas ---- */
 
-static int high_comm_key(struct ictx *c, const char *key, const char *v,
-                         struct policy_high_comm_arg *hc)
+/* One "a:b" element of a list of two-field objects. */
+static int elem_part(struct ictx *c, const char *key, const char *text,
+                     const struct kpe_arg_field *f, void *item)
 {
-    if (!strcmp(key, "highComm.podLabel"))
-        return set_str(c, key, v, &hc->pod_label);
-    if (!strcmp(key, "highComm.nodeLabel"))
-        return set_str(c, key, v, &hc->node_label);
-    if (!strcmp(key, "highComm.nodeLabelValue"))
-        return set_str(c, key, v, &hc->node_label_value);
-    return -1;
+    unsigned char *at = (unsigned char *)item + f->offset;
+    int64_t x;
+
+    switch (f->type) {
+    case KPE_ARG_STRING:
+        *(const char **)at = text;
+        return 1;
+    case KPE_ARG_INT32:
+        if (!parse_int(c, key, text, INT32_MIN, INT32_MAX, &x))
+            return 0;
+        *(int32_t *)at = (int32_t)x;
+        return 1;
+    case KPE_ARG_INT64:
+        return parse_int(c, key, text, INT64_MIN, INT64_MAX, (int64_t *)at);
+    default:
+        return fail(c, "%s: not a field an INI line can hold", key);
+    }
+}
+
+static int elem_key(struct ictx *c, const char *key, const char *v,
+                    const struct kpe_arg_field *f, void *value)
+{
+    const struct kpe_arg_schema *el = f->elem;
+    const char *head = NULL;
+    char *tail = split_last(c, v, &head);
+    void *item;
+
+    if (el->n_fields != 2)
+        return fail(c, "%s: not a field an INI line can hold", key);
+    if (!tail)
+        return fail(c, "%s: expected %s:%s, got \"%s\"", key,
+                    el->fields[0].name, el->fields[1].name, v);
+    item = grow(c, (void **)((unsigned char *)value + f->offset),
+                (size_t *)((unsigned char *)value + f->count_offset), el->size);
+    if (!item)
+        return 0;
+    return elem_part(c, key, head, &el->fields[0], item) &&
+           elem_part(c, key, tail, &el->fields[1], item);
+}
+
+static int field_key(struct ictx *c, const char *key, const char *v,
+                     const struct kpe_arg_field *f, void *value)
+{
+    unsigned char *at = (unsigned char *)value + f->offset;
+    int64_t x;
+
+    switch (f->type) {
+    case KPE_ARG_STRING:
+        return set_str(c, key, v, (const char **)at);
+    case KPE_ARG_BOOL:
+        return once(c, key) && parse_bool(c, key, v, (bool *)at);
+    case KPE_ARG_INT32:
+        if (!once(c, key) || !parse_int(c, key, v, INT32_MIN, INT32_MAX, &x))
+            return 0;
+        *(int32_t *)at = (int32_t)x;
+        return 1;
+    case KPE_ARG_INT64:
+        return once(c, key) &&
+               parse_int(c, key, v, INT64_MIN, INT64_MAX, (int64_t *)at);
+    case KPE_ARG_STRINGS:
+        return push_str(c, (struct policy_strlist *)at, v);
+    case KPE_ARG_OBJECTS:
+        return elem_key(c, key, v, f, value);
+    }
+    return fail(c, "%s: field of an unknown type", key);
+}
+
+static const struct kpe_arg_schema *
+schema_named(const struct kpe_arg_schema *const *schemas, size_t n,
+             const char *name, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        if (strlen(schemas[i]->key) == len &&
+            !strncmp(schemas[i]->key, name, len))
+            return schemas[i];
+    }
+    return NULL;
+}
+
+/* `argument = X`: member X given, even without keys ("empty": none). */
+static int argument_key(struct ictx *c, const char *v,
+                        const struct kpe_arg_schema *const *schemas, size_t n,
+                        struct kpe_args_written *w)
+{
+    const struct kpe_arg_schema *s = schema_named(schemas, n, v, strlen(v));
+    struct pbuf b;
+    size_t i;
+
+    if (s)
+        return kpe_args_add(w, s, &c->p->arena) ? 1 : fail(c, "out of memory");
+    if (!strcmp(v, "empty"))
+        return 1;
+    pbuf_init(&b);
+    for (i = 0; i < n; i++)
+        pbuf_printf(&b, "%s%s", i ? ", " : "", schemas[i]->key);
+    fail(c, "argument: expected %s or empty, got \"%s\"", b.s ? b.s : "", v);
+    pbuf_free(&b);
+    return 0;
+}
+
+/*
+ * "<argument>.<field> = value". Returns 1 or 0 as inih handlers do, or -1
+ * when key names no argument field.
+ */
+static int arg_key(struct ictx *c, const char *key, const char *v,
+                   const struct kpe_arg_schema *const *schemas, size_t n,
+                   struct kpe_args_written *w)
+{
+    const char *dot = strchr(key, '.');
+    const struct kpe_arg_schema *s =
+        dot ? schema_named(schemas, n, key, (size_t)(dot - key)) : NULL;
+    void *value;
+    size_t i;
+
+    for (i = 0; s && i < s->n_fields; i++) {
+        if (!strcmp(s->fields[i].name, dot + 1))
+            break;
+    }
+    if (!s || i == s->n_fields)
+        return -1;
+    value = kpe_args_add(w, s, &c->p->arena);
+    if (!value)
+        return fail(c, "out of memory");
+    return field_key(c, key, v, &s->fields[i], value);
+}
+
+/* The keys an entry section knows, for an unknown-key message. */
+static void known_keys(struct pbuf *b, const char *fixed,
+                       const struct kpe_arg_schema *const *schemas, size_t n)
+{
+    size_t i, j;
+
+    pbuf_add(b, fixed);
+    for (i = 0; i < n; i++) {
+        if (schemas[i]->n_fields > 2) {
+            pbuf_printf(b, ", %s.*", schemas[i]->key);
+            continue;
+        }
+        for (j = 0; j < schemas[i]->n_fields; j++)
+            pbuf_printf(b, ", %s.%s", schemas[i]->key,
+                        schemas[i]->fields[j].name);
+    }
+}
+
+static int unknown_entry_key(struct ictx *c, const char *kind,
+                             const char *fixed, const char *key,
+                             const struct kpe_arg_schema *const *schemas,
+                             size_t n)
+{
+    struct pbuf b;
+
+    pbuf_init(&b);
+    known_keys(&b, fixed, schemas, n);
+    fail(c, "[%s \"%s\"]: unknown key \"%s\" (known: %s)", kind, c->label, key,
+         b.s ? b.s : "");
+    pbuf_free(&b);
+    return 0;
 }
 
 /* ---- [predicate "X"] ---- */
@@ -315,98 +468,28 @@ static int high_comm_key(struct ictx *c, const char *key, const char *v,
 static int pred_key(struct ictx *c, const char *key, const char *v)
 {
     struct policy_pred_entry *pe = c->entry;
-    struct policy_pred_arg *a = &pe->arg;
+    const struct kpe_arg_schema *schemas[KPE_MAX_ARGS];
+    size_t n = pred_arg_schemas(schemas, KPE_MAX_ARGS);
     int rc;
 
     if (!strcmp(key, "name"))
         return set_str(c, key, v, &pe->name);
-    if (!strcmp(key, "argument")) {
-        pe->has_argument = true;
-        if (!strcmp(v, "serviceAffinity"))
-            a->has_service_affinity = true;
-        else if (!strcmp(v, "labelsPresence"))
-            a->has_labels_presence = true;
-        else if (!strcmp(v, "highComm"))
-            a->has_high_comm = true;
-        else if (strcmp(v, "empty"))
-            return fail(c,
-                        "argument: expected serviceAffinity, "
-                        "labelsPresence, highComm or empty, got \"%s\"",
-                        v);
-        return 1;
-    }
     pe->has_argument = true;
-    if (!strcmp(key, "serviceAffinity.labels")) {
-        a->has_service_affinity = true;
-        return push_str(c, &a->service_affinity_labels, v);
-    }
-    if (!strcmp(key, "labelsPresence.labels")) {
-        a->has_labels_presence = true;
-        return push_str(c, &a->labels_presence_labels, v);
-    }
-    if (!strcmp(key, "labelsPresence.presence")) {
-        a->has_labels_presence = true;
-        return once(c, key) &&
-               parse_bool(c, key, v, &a->labels_presence_presence);
-    }
-    a->has_high_comm = true;
-    rc = high_comm_key(c, key, v, &a->high_comm);
+    if (!strcmp(key, "argument"))
+        return argument_key(c, v, schemas, n, &pe->arg);
+    rc = arg_key(c, key, v, schemas, n, &pe->arg);
     if (rc >= 0)
         return rc;
-    return fail(c,
-                "[predicate \"%s\"]: unknown key \"%s\" (known: name, "
-                "argument, serviceAffinity.labels, labelsPresence.labels, "
-                "labelsPresence.presence, highComm.podLabel, "
-                "highComm.nodeLabel, highComm.nodeLabelValue)",
-                c->label, key);
+    return unknown_entry_key(c, "predicate", "name, argument", key, schemas, n);
 }
 
 /* ---- [priority "X"] ---- */
 
-static int rtcr_key(struct ictx *c, const char *key, const char *v,
-                    struct policy_prio_arg *a)
-{
-    const char *head = NULL;
-    char *tail = split_last(c, v, &head);
-    int64_t x, y;
-
-    a->has_rtcr = true;
-    if (!strcmp(key, "requestedToCapacityRatioArguments.shape")) {
-        struct policy_shape_point *pt;
-
-        if (!tail)
-            return fail(c, "%s: expected utilization:score, got \"%s\"", key,
-                        v);
-        if (!parse_int(c, key, head, INT32_MIN, INT32_MAX, &x) ||
-            !parse_int(c, key, tail, INT32_MIN, INT32_MAX, &y))
-            return 0;
-        pt = grow(c, (void **)&a->shape, &a->n_shape, sizeof(*pt));
-        if (!pt)
-            return 0;
-        pt->utilization = (int32_t)x;
-        pt->score = (int32_t)y;
-        return 1;
-    }
-    {
-        struct policy_resource *r;
-
-        if (!tail)
-            return fail(c, "%s: expected name:weight, got \"%s\"", key, v);
-        if (!parse_int(c, key, tail, INT64_MIN, INT64_MAX, &x))
-            return 0;
-        r = grow(c, (void **)&a->resources, &a->n_resources, sizeof(*r));
-        if (!r)
-            return 0;
-        r->name = head;
-        r->weight = x;
-        return 1;
-    }
-}
-
 static int prio_key(struct ictx *c, const char *key, const char *v)
 {
     struct policy_prio_entry *pe = c->entry;
-    struct policy_prio_arg *a = &pe->arg;
+    const struct kpe_arg_schema *schemas[KPE_MAX_ARGS];
+    size_t n = prio_arg_schemas(schemas, KPE_MAX_ARGS);
     int rc;
 
     if (!strcmp(key, "name"))
@@ -414,53 +497,14 @@ static int prio_key(struct ictx *c, const char *key, const char *v)
     if (!strcmp(key, "weight"))
         return once(c, key) &&
                parse_int(c, key, v, INT64_MIN, INT64_MAX, &pe->weight);
-    if (!strcmp(key, "argument")) {
-        pe->has_argument = true;
-        if (!strcmp(v, "serviceAntiAffinity"))
-            a->has_service_anti_affinity = true;
-        else if (!strcmp(v, "labelPreference"))
-            a->has_label_preference = true;
-        else if (!strcmp(v, "requestedToCapacityRatioArguments"))
-            a->has_rtcr = true;
-        else if (!strcmp(v, "highComm"))
-            a->has_high_comm = true;
-        else if (strcmp(v, "empty"))
-            return fail(c,
-                        "argument: expected serviceAntiAffinity, "
-                        "labelPreference, "
-                        "requestedToCapacityRatioArguments, highComm or "
-                        "empty, got \"%s\"",
-                        v);
-        return 1;
-    }
     pe->has_argument = true;
-    if (!strcmp(key, "serviceAntiAffinity.label")) {
-        a->has_service_anti_affinity = true;
-        return set_str(c, key, v, &a->service_anti_affinity_label);
-    }
-    if (!strcmp(key, "labelPreference.label")) {
-        a->has_label_preference = true;
-        return set_str(c, key, v, &a->label_preference_label);
-    }
-    if (!strcmp(key, "labelPreference.presence")) {
-        a->has_label_preference = true;
-        return once(c, key) &&
-               parse_bool(c, key, v, &a->label_preference_presence);
-    }
-    if (!strcmp(key, "requestedToCapacityRatioArguments.shape") ||
-        !strcmp(key, "requestedToCapacityRatioArguments.resources"))
-        return rtcr_key(c, key, v, a);
-    a->has_high_comm = true;
-    rc = high_comm_key(c, key, v, &a->high_comm);
+    if (!strcmp(key, "argument"))
+        return argument_key(c, v, schemas, n, &pe->arg);
+    rc = arg_key(c, key, v, schemas, n, &pe->arg);
     if (rc >= 0)
         return rc;
-    return fail(c,
-                "[priority \"%s\"]: unknown key \"%s\" (known: name, "
-                "weight, argument, serviceAntiAffinity.label, "
-                "labelPreference.label, labelPreference.presence, "
-                "requestedToCapacityRatioArguments.shape, "
-                "requestedToCapacityRatioArguments.resources, highComm.*)",
-                c->label, key);
+    return unknown_entry_key(c, "priority", "name, weight, argument", key,
+                             schemas, n);
 }
 
 /* ---- [extender "N"] ---- */

@@ -161,86 +161,108 @@ static void header(struct iw *w, const char *kind, const char *name, size_t idx)
     }
 }
 
-static void high_comm(struct iw *w, const struct policy_high_comm_arg *h)
+/* One element of a two-field object list, as "a:b". */
+static const char *elem_text(struct iw *w, const struct kpe_arg_schema *el,
+                             const unsigned char *item)
 {
-    if (h->pod_label)
-        kv(w, "highComm.podLabel", h->pod_label);
-    if (h->node_label)
-        kv(w, "highComm.nodeLabel", h->node_label);
-    if (h->node_label_value)
-        kv(w, "highComm.nodeLabelValue", h->node_label_value);
+    const char *part[2];
+    size_t i;
+
+    for (i = 0; i < 2; i++) {
+        const struct kpe_arg_field *f = &el->fields[i];
+        const unsigned char *at = item + f->offset;
+
+        if (f->type == KPE_ARG_STRING)
+            part[i] = *(const char *const *)at ? *(const char *const *)at : "";
+        else if (f->type == KPE_ARG_INT32)
+            part[i] = arena_sprintf(w->a, "%d", (int)*(const int32_t *)at);
+        else
+            part[i] =
+                arena_sprintf(w->a, "%lld", (long long)*(const int64_t *)at);
+    }
+    return arena_sprintf(w->a, "%s:%s", part[0] ? part[0] : "",
+                         part[1] ? part[1] : "");
+}
+
+/* The keys of one argument's value; strings left unset are left out. */
+static void arg_keys(struct iw *w, const struct kpe_arg_schema *s,
+                     const void *value)
+{
+    size_t i, j;
+
+    for (i = 0; i < s->n_fields; i++) {
+        const struct kpe_arg_field *f = &s->fields[i];
+        const unsigned char *at = (const unsigned char *)value + f->offset;
+        const char *key = arena_sprintf(w->a, "%s.%s", s->key, f->name);
+
+        if (!key) {
+            w->failed = 1;
+            err_set(w->e, "out of memory");
+            return;
+        }
+        switch (f->type) {
+        case KPE_ARG_STRING:
+            if (*(const char *const *)at)
+                kv(w, key, *(const char *const *)at);
+            break;
+        case KPE_ARG_BOOL:
+            kv_bool(w, key, *(const bool *)at);
+            break;
+        case KPE_ARG_INT32:
+            kv_int(w, key, *(const int32_t *)at);
+            break;
+        case KPE_ARG_INT64:
+            kv_int(w, key, (long long)*(const int64_t *)at);
+            break;
+        case KPE_ARG_STRINGS: {
+            const struct policy_strlist *l = (const void *)at;
+
+            for (j = 0; j < l->n; j++)
+                kv(w, key, l->v[j]);
+            break;
+        }
+        case KPE_ARG_OBJECTS: {
+            const unsigned char *items = *(const unsigned char *const *)at;
+            size_t n = *(const size_t *)((const unsigned char *)value +
+                                         f->count_offset);
+            const char *v;
+
+            for (j = 0; j < n; j++) {
+                v = elem_text(w, f->elem, items + j * f->elem->size);
+                kv(w, key, v ? v : "");
+            }
+            break;
+        }
+        }
+    }
+}
+
+/* `argument = X` for every member given (or "empty"), then its keys. */
+static void args(struct iw *w, const struct kpe_args_written *a)
+{
+    size_t i;
+
+    if (!a->n)
+        kv(w, "argument", "empty");
+    for (i = 0; i < a->n; i++) {
+        kv(w, "argument", a->v[i].schema->key);
+        arg_keys(w, a->v[i].schema, a->v[i].value);
+    }
 }
 
 static void pred(struct iw *w, const struct policy_pred_entry *pe, size_t idx)
 {
-    const struct policy_pred_arg *a = &pe->arg;
-    size_t i;
-
     header(w, "predicate", pe->name ? pe->name : "", idx);
-    if (!pe->has_argument)
-        return;
-    if (!a->has_service_affinity && !a->has_labels_presence &&
-        !a->has_high_comm)
-        kv(w, "argument", "empty");
-    if (a->has_service_affinity) {
-        kv(w, "argument", "serviceAffinity");
-        for (i = 0; i < a->service_affinity_labels.n; i++)
-            kv(w, "serviceAffinity.labels", a->service_affinity_labels.v[i]);
-    }
-    if (a->has_labels_presence) {
-        kv(w, "argument", "labelsPresence");
-        for (i = 0; i < a->labels_presence_labels.n; i++)
-            kv(w, "labelsPresence.labels", a->labels_presence_labels.v[i]);
-        kv_bool(w, "labelsPresence.presence", a->labels_presence_presence);
-    }
-    if (a->has_high_comm) {
-        kv(w, "argument", "highComm");
-        high_comm(w, &a->high_comm);
-    }
+    if (pe->has_argument)
+        args(w, &pe->arg);
 }
 
 static void prio(struct iw *w, const struct policy_prio_entry *pe, size_t idx)
 {
-    const struct policy_prio_arg *a = &pe->arg;
-    size_t i;
-
     header(w, "priority", pe->name ? pe->name : "", idx);
     kv_int(w, "weight", (long long)pe->weight);
-    if (!pe->has_argument)
-        return;
-    if (!a->has_service_anti_affinity && !a->has_label_preference &&
-        !a->has_rtcr && !a->has_high_comm)
-        kv(w, "argument", "empty");
-    if (a->has_service_anti_affinity) {
-        kv(w, "argument", "serviceAntiAffinity");
-        if (a->service_anti_affinity_label)
-            kv(w, "serviceAntiAffinity.label", a->service_anti_affinity_label);
-    }
-    if (a->has_label_preference) {
-        kv(w, "argument", "labelPreference");
-        if (a->label_preference_label)
-            kv(w, "labelPreference.label", a->label_preference_label);
-        kv_bool(w, "labelPreference.presence", a->label_preference_presence);
-    }
-    if (a->has_rtcr) {
-        kv(w, "argument", "requestedToCapacityRatioArguments");
-        for (i = 0; i < a->n_shape; i++)
-            pbuf_printf(&w->b,
-                        "requestedToCapacityRatioArguments.shape = %d:%d\n",
-                        (int)a->shape[i].utilization, (int)a->shape[i].score);
-        for (i = 0; i < a->n_resources; i++) {
-            const char *v =
-                arena_sprintf(w->a, "%s:%lld",
-                              a->resources[i].name ? a->resources[i].name : "",
-                              (long long)a->resources[i].weight);
-
-            kv(w, "requestedToCapacityRatioArguments.resources", v ? v : "");
-        }
-    }
-    if (a->has_high_comm) {
-        kv(w, "argument", "highComm");
-        high_comm(w, &a->high_comm);
-    }
+    if (pe->has_argument)
+        args(w, &pe->arg);
 }
 
 static void opt_str(struct iw *w, const char *key, const char *v)

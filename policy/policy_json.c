@@ -154,6 +154,19 @@ static int get_strlist(struct jctx *c, const cJSON *v, const char *path,
     return 0;
 }
 
+/* An unknown key: a warning naming the closest of the known keys. */
+static void warn_unknown(struct jctx *c, const char *path, const char *key,
+                         const char *const *keys, size_t n)
+{
+    const char *sug = policy_suggest(key, keys, n);
+    char q[96];
+
+    policy_warn(c->p, "%s: unknown field %s ignored (v1.22 ignores it)%s%s%s",
+                jpath(c, path, key), err_quote(q, sizeof(q), key, 60),
+                sug ? "; did you mean \"" : "", sug ? sug : "",
+                sug ? "\"?" : "");
+}
+
 /*
  * Decode an object through a field table. fold: match keys
  * case-insensitively (exact match first), as Go's encoding/json does.
@@ -187,18 +200,11 @@ static int decode_object(struct jctx *c, const cJSON *obj, const char *path,
             continue;
         }
         {
-            const char *keys[32], *sug;
-            char q[96];
+            const char *keys[32];
 
             for (i = 0; i < nf && i < 32; i++)
                 keys[i] = f[i].key;
-            sug = policy_suggest(it->string, keys, i);
-            policy_warn(c->p,
-                        "%s: unknown field %s ignored (v1.22 ignores it)%s%s%s",
-                        jpath(c, path, it->string),
-                        err_quote(q, sizeof(q), it->string, 60),
-                        sug ? "; did you mean \"" : "", sug ? sug : "",
-                        sug ? "\"?" : "");
+            warn_unknown(c, path, it->string, keys, i);
         }
     }
     return 0;
@@ -206,87 +212,144 @@ static int decode_object(struct jctx *c, const cJSON *obj, const char *path,
 
 #define NF(t) (sizeof(t) / sizeof((t)[0]))
 
-/* ---- highComm (ours), shared by predicates and priorities ---- */
+/* ---- arguments, decoded through the plugins' schemas ---- */
 
-static int hc_pod(struct jctx *c, const cJSON *v, void *o, const char *p)
+static int decode_value(struct jctx *c, const cJSON *obj, const char *path,
+                        const struct kpe_arg_schema *s, void *value);
+
+/* An array of objects, each decoded through elem (struct elem->size). */
+static int get_elems(struct jctx *c, const cJSON *v, const char *path,
+                     const struct kpe_arg_schema *elem, void **out,
+                     size_t *n_out)
 {
-    return get_string(c, v, p, &((struct policy_high_comm_arg *)o)->pod_label);
+    const cJSON *it;
+    size_t n, i = 0, k;
+    unsigned char *items;
+
+    *out = NULL;
+    *n_out = 0;
+    if (cJSON_IsNull(v))
+        return 0;
+    if (!cJSON_IsArray(v))
+        return type_error(c, v, path, "an array");
+    n = (size_t)cJSON_GetArraySize(v);
+    if (n > POLICY_MAX_ENTRIES)
+        return err_set(c->e, "%s: more than %d items", path,
+                       POLICY_MAX_ENTRIES);
+    items = arena_calloc(&c->p->arena, n ? n : 1, elem->size);
+    if (!items)
+        return err_set(c->e, "out of memory");
+    cJSON_ArrayForEach(it, v)
+    {
+        unsigned char *one = items + i * elem->size;
+
+        if (!cJSON_IsNull(it) &&
+            decode_value(c, it, jindex(c, path, i), elem, one))
+            return -1;
+        /* A string left out (or null) has Go's zero value: "". */
+        for (k = 0; k < elem->n_fields; k++) {
+            const char **str = (const char **)(one + elem->fields[k].offset);
+
+            if (elem->fields[k].type == KPE_ARG_STRING && !*str)
+                *str = "";
+        }
+        i++;
+    }
+    *out = items;
+    *n_out = i;
+    return 0;
 }
-static int hc_node(struct jctx *c, const cJSON *v, void *o, const char *p)
+
+static int decode_field(struct jctx *c, const cJSON *v, const char *path,
+                        const struct kpe_arg_field *f, void *value)
 {
-    return get_string(c, v, p, &((struct policy_high_comm_arg *)o)->node_label);
+    unsigned char *at = (unsigned char *)value + f->offset;
+
+    switch (f->type) {
+    case KPE_ARG_STRING:
+        return get_string(c, v, path, (const char **)at);
+    case KPE_ARG_BOOL:
+        return get_bool(c, v, path, (bool *)at);
+    case KPE_ARG_INT32:
+        return get_int32(c, v, path, (int32_t *)at);
+    case KPE_ARG_INT64:
+        return get_int(c, v, path, (int64_t *)at, 64);
+    case KPE_ARG_STRINGS:
+        return get_strlist(c, v, path, (struct policy_strlist *)at);
+    case KPE_ARG_OBJECTS:
+        return get_elems(c, v, path, f->elem, (void **)at,
+                         (size_t *)((unsigned char *)value + f->count_offset));
+    }
+    return err_set(c->e, "%s: field of an unknown type", path);
 }
-static int hc_value(struct jctx *c, const cJSON *v, void *o, const char *p)
+
+/* One argument's value: its fields by exact name, the rest warned about. */
+static int decode_value(struct jctx *c, const cJSON *obj, const char *path,
+                        const struct kpe_arg_schema *s, void *value)
 {
-    return get_string(c, v, p,
-                      &((struct policy_high_comm_arg *)o)->node_label_value);
+    const cJSON *it;
+    size_t i;
+
+    if (!cJSON_IsObject(obj))
+        return type_error(c, obj, path, "an object");
+    cJSON_ArrayForEach(it, obj)
+    {
+        const char *keys[32];
+
+        for (i = 0; i < s->n_fields; i++) {
+            if (!strcmp(s->fields[i].name, it->string))
+                break;
+        }
+        if (i < s->n_fields) {
+            if (decode_field(c, it, jpath(c, path, it->string), &s->fields[i],
+                             value))
+                return -1;
+            continue;
+        }
+        for (i = 0; i < s->n_fields && i < 32; i++)
+            keys[i] = s->fields[i].name;
+        warn_unknown(c, path, it->string, keys, i);
+    }
+    return 0;
 }
-static const struct jfield hc_fields[] = {
-    { "podLabel", hc_pod },
-    { "nodeLabel", hc_node },
-    { "nodeLabelValue", hc_value },
-};
+
+/* An entry's `argument`: each member through the schema of that name. */
+static int decode_args(struct jctx *c, const cJSON *obj, const char *path,
+                       const struct kpe_arg_schema *const *schemas, size_t n,
+                       struct kpe_args_written *out)
+{
+    const cJSON *it;
+    size_t i;
+
+    if (!cJSON_IsObject(obj))
+        return type_error(c, obj, path, "an object");
+    cJSON_ArrayForEach(it, obj)
+    {
+        const char *keys[KPE_MAX_ARGS];
+        void *value;
+
+        for (i = 0; i < n; i++) {
+            if (!strcmp(schemas[i]->key, it->string))
+                break;
+        }
+        if (i == n) {
+            for (i = 0; i < n; i++)
+                keys[i] = schemas[i]->key;
+            warn_unknown(c, path, it->string, keys, n);
+            continue;
+        }
+        if (cJSON_IsNull(it))
+            continue; /* a nil pointer in v1.22: not given */
+        value = kpe_args_add(out, schemas[i], &c->p->arena);
+        if (!value)
+            return err_set(c->e, "out of memory");
+        if (decode_value(c, it, jpath(c, path, it->string), schemas[i], value))
+            return -1;
+    }
+    return 0;
+}
 
 /* ---- predicates ---- */
-
-static int sa_labels(struct jctx *c, const cJSON *v, void *o, const char *p)
-{
-    return get_strlist(c, v, p,
-                       &((struct policy_pred_arg *)o)->service_affinity_labels);
-}
-static const struct jfield sa_fields[] = { { "labels", sa_labels } };
-
-static int lp_labels(struct jctx *c, const cJSON *v, void *o, const char *p)
-{
-    return get_strlist(c, v, p,
-                       &((struct policy_pred_arg *)o)->labels_presence_labels);
-}
-static int lp_presence(struct jctx *c, const cJSON *v, void *o, const char *p)
-{
-    return get_bool(c, v, p,
-                    &((struct policy_pred_arg *)o)->labels_presence_presence);
-}
-static const struct jfield lp_fields[] = {
-    { "labels", lp_labels },
-    { "presence", lp_presence },
-};
-
-static int pa_sa(struct jctx *c, const cJSON *v, void *o, const char *p)
-{
-    struct policy_pred_arg *a = o;
-
-    a->has_service_affinity = !cJSON_IsNull(v);
-    memset(&a->service_affinity_labels, 0, sizeof(a->service_affinity_labels));
-    return a->has_service_affinity
-               ? decode_object(c, v, p, sa_fields, NF(sa_fields), false, a)
-               : 0;
-}
-static int pa_lp(struct jctx *c, const cJSON *v, void *o, const char *p)
-{
-    struct policy_pred_arg *a = o;
-
-    a->has_labels_presence = !cJSON_IsNull(v);
-    memset(&a->labels_presence_labels, 0, sizeof(a->labels_presence_labels));
-    a->labels_presence_presence = false;
-    return a->has_labels_presence
-               ? decode_object(c, v, p, lp_fields, NF(lp_fields), false, a)
-               : 0;
-}
-static int pa_hc(struct jctx *c, const cJSON *v, void *o, const char *p)
-{
-    struct policy_pred_arg *a = o;
-
-    a->has_high_comm = !cJSON_IsNull(v);
-    memset(&a->high_comm, 0, sizeof(a->high_comm));
-    return a->has_high_comm ? decode_object(c, v, p, hc_fields, NF(hc_fields),
-                                            false, &a->high_comm)
-                            : 0;
-}
-static const struct jfield pred_arg_fields[] = {
-    { "serviceAffinity", pa_sa },
-    { "labelsPresence", pa_lp },
-    { "highComm", pa_hc },
-};
 
 static int pe_name(struct jctx *c, const cJSON *v, void *o, const char *p)
 {
@@ -295,13 +358,12 @@ static int pe_name(struct jctx *c, const cJSON *v, void *o, const char *p)
 static int pe_arg(struct jctx *c, const cJSON *v, void *o, const char *p)
 {
     struct policy_pred_entry *pe = o;
+    const struct kpe_arg_schema *schemas[KPE_MAX_ARGS];
+    size_t n = pred_arg_schemas(schemas, KPE_MAX_ARGS);
 
     memset(&pe->arg, 0, sizeof(pe->arg));
     pe->has_argument = !cJSON_IsNull(v);
-    return pe->has_argument
-               ? decode_object(c, v, p, pred_arg_fields, NF(pred_arg_fields),
-                               false, &pe->arg)
-               : 0;
+    return pe->has_argument ? decode_args(c, v, p, schemas, n, &pe->arg) : 0;
 }
 static const struct jfield pred_fields[] = {
     { "name", pe_name },
@@ -310,53 +372,28 @@ static const struct jfield pred_fields[] = {
 
 /* ---- priorities ---- */
 
-static int saa_label(struct jctx *c, const cJSON *v, void *o, const char *p)
+static int re_name(struct jctx *c, const cJSON *v, void *o, const char *p)
 {
-    return get_string(
-        c, v, p, &((struct policy_prio_arg *)o)->service_anti_affinity_label);
+    return get_string(c, v, p, &((struct policy_prio_entry *)o)->name);
 }
-static const struct jfield saa_fields[] = { { "label", saa_label } };
+static int re_weight(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    return get_int(c, v, p, &((struct policy_prio_entry *)o)->weight, 64);
+}
+static int re_arg(struct jctx *c, const cJSON *v, void *o, const char *p)
+{
+    struct policy_prio_entry *pe = o;
+    const struct kpe_arg_schema *schemas[KPE_MAX_ARGS];
+    size_t n = prio_arg_schemas(schemas, KPE_MAX_ARGS);
 
-static int lpref_label(struct jctx *c, const cJSON *v, void *o, const char *p)
-{
-    return get_string(c, v, p,
-                      &((struct policy_prio_arg *)o)->label_preference_label);
+    memset(&pe->arg, 0, sizeof(pe->arg));
+    pe->has_argument = !cJSON_IsNull(v);
+    return pe->has_argument ? decode_args(c, v, p, schemas, n, &pe->arg) : 0;
 }
-static int lpref_presence(struct jctx *c, const cJSON *v, void *o,
-                          const char *p)
-{
-    return get_bool(c, v, p,
-                    &((struct policy_prio_arg *)o)->label_preference_presence);
-}
-static const struct jfield lpref_fields[] = {
-    { "label", lpref_label },
-    { "presence", lpref_presence },
-};
-
-static int pt_util(struct jctx *c, const cJSON *v, void *o, const char *p)
-{
-    return get_int32(c, v, p, &((struct policy_shape_point *)o)->utilization);
-}
-static int pt_score(struct jctx *c, const cJSON *v, void *o, const char *p)
-{
-    return get_int32(c, v, p, &((struct policy_shape_point *)o)->score);
-}
-static const struct jfield point_fields[] = {
-    { "utilization", pt_util },
-    { "score", pt_score },
-};
-
-static int res_name(struct jctx *c, const cJSON *v, void *o, const char *p)
-{
-    return get_string(c, v, p, &((struct policy_resource *)o)->name);
-}
-static int res_weight(struct jctx *c, const cJSON *v, void *o, const char *p)
-{
-    return get_int(c, v, p, &((struct policy_resource *)o)->weight, 64);
-}
-static const struct jfield res_fields[] = {
-    { "name", res_name },
-    { "weight", res_weight },
+static const struct jfield prio_fields[] = {
+    { "name", re_name },
+    { "weight", re_weight },
+    { "argument", re_arg },
 };
 
 /* An array of objects decoded through one field table. */
@@ -394,108 +431,6 @@ static int get_objects(struct jctx *c, const cJSON *v, const char *path,
     *n_out = i;
     return 0;
 }
-
-static int rtcr_shape(struct jctx *c, const cJSON *v, void *o, const char *p)
-{
-    struct policy_prio_arg *a = o;
-
-    return get_objects(c, v, p, sizeof(*a->shape), point_fields,
-                       NF(point_fields), false, (void **)&a->shape,
-                       &a->n_shape);
-}
-static int rtcr_res(struct jctx *c, const cJSON *v, void *o, const char *p)
-{
-    struct policy_prio_arg *a = o;
-
-    if (get_objects(c, v, p, sizeof(*a->resources), res_fields, NF(res_fields),
-                    false, (void **)&a->resources, &a->n_resources))
-        return -1;
-    /* A resource without a name (or null) has Go's zero value: "". */
-    for (size_t i = 0; i < a->n_resources; i++)
-        if (!a->resources[i].name)
-            a->resources[i].name = "";
-    return 0;
-}
-static const struct jfield rtcr_fields[] = {
-    { "shape", rtcr_shape },
-    { "resources", rtcr_res },
-};
-
-static int ra_saa(struct jctx *c, const cJSON *v, void *o, const char *p)
-{
-    struct policy_prio_arg *a = o;
-
-    a->has_service_anti_affinity = !cJSON_IsNull(v);
-    a->service_anti_affinity_label = NULL;
-    return a->has_service_anti_affinity
-               ? decode_object(c, v, p, saa_fields, NF(saa_fields), false, a)
-               : 0;
-}
-static int ra_lpref(struct jctx *c, const cJSON *v, void *o, const char *p)
-{
-    struct policy_prio_arg *a = o;
-
-    a->has_label_preference = !cJSON_IsNull(v);
-    a->label_preference_label = NULL;
-    a->label_preference_presence = false;
-    return a->has_label_preference ? decode_object(c, v, p, lpref_fields,
-                                                   NF(lpref_fields), false, a)
-                                   : 0;
-}
-static int ra_rtcr(struct jctx *c, const cJSON *v, void *o, const char *p)
-{
-    struct policy_prio_arg *a = o;
-
-    a->has_rtcr = !cJSON_IsNull(v);
-    a->shape = NULL;
-    a->n_shape = 0;
-    a->resources = NULL;
-    a->n_resources = 0;
-    return a->has_rtcr
-               ? decode_object(c, v, p, rtcr_fields, NF(rtcr_fields), false, a)
-               : 0;
-}
-static int ra_hc(struct jctx *c, const cJSON *v, void *o, const char *p)
-{
-    struct policy_prio_arg *a = o;
-
-    a->has_high_comm = !cJSON_IsNull(v);
-    memset(&a->high_comm, 0, sizeof(a->high_comm));
-    return a->has_high_comm ? decode_object(c, v, p, hc_fields, NF(hc_fields),
-                                            false, &a->high_comm)
-                            : 0;
-}
-static const struct jfield prio_arg_fields[] = {
-    { "serviceAntiAffinity", ra_saa },
-    { "labelPreference", ra_lpref },
-    { "requestedToCapacityRatioArguments", ra_rtcr },
-    { "highComm", ra_hc },
-};
-
-static int re_name(struct jctx *c, const cJSON *v, void *o, const char *p)
-{
-    return get_string(c, v, p, &((struct policy_prio_entry *)o)->name);
-}
-static int re_weight(struct jctx *c, const cJSON *v, void *o, const char *p)
-{
-    return get_int(c, v, p, &((struct policy_prio_entry *)o)->weight, 64);
-}
-static int re_arg(struct jctx *c, const cJSON *v, void *o, const char *p)
-{
-    struct policy_prio_entry *pe = o;
-
-    memset(&pe->arg, 0, sizeof(pe->arg));
-    pe->has_argument = !cJSON_IsNull(v);
-    return pe->has_argument
-               ? decode_object(c, v, p, prio_arg_fields, NF(prio_arg_fields),
-                               false, &pe->arg)
-               : 0;
-}
-static const struct jfield prio_fields[] = {
-    { "name", re_name },
-    { "weight", re_weight },
-    { "argument", re_arg },
-};
 
 /* ---- extenders (case-insensitive keys) ---- */
 

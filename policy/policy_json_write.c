@@ -7,28 +7,6 @@
 
 #include "policy/policy_buf.h"
 
-static void w_hc(struct pbuf *b, const struct policy_high_comm_arg *h)
-{
-    const char *sep = "";
-
-    pbuf_add(b, "\"highComm\": {");
-    if (h->pod_label) {
-        pbuf_add(b, "\"podLabel\": ");
-        pbuf_json_str(b, h->pod_label);
-        sep = ", ";
-    }
-    if (h->node_label) {
-        pbuf_printf(b, "%s\"nodeLabel\": ", sep);
-        pbuf_json_str(b, h->node_label);
-        sep = ", ";
-    }
-    if (h->node_label_value) {
-        pbuf_printf(b, "%s\"nodeLabelValue\": ", sep);
-        pbuf_json_str(b, h->node_label_value);
-    }
-    pbuf_add(b, "}");
-}
-
 static void w_strlist(struct pbuf *b, const struct policy_strlist *l)
 {
     size_t i;
@@ -42,92 +20,90 @@ static void w_strlist(struct pbuf *b, const struct policy_strlist *l)
     pbuf_add(b, "]");
 }
 
-static void w_pred(struct pbuf *b, const struct policy_pred_entry *pe)
+/*
+ * One argument's value through its schema, fields in schema order. A
+ * string left unset is written as Go's zero value "", unless the field has
+ * a default: then it is left out (the default applies).
+ */
+static void w_value(struct pbuf *b, const struct kpe_arg_schema *s,
+                    const void *value)
 {
-    const struct policy_pred_arg *a = &pe->arg;
     const char *sep = "";
+    size_t i, j;
 
-    pbuf_add(b, "    {\"name\": ");
-    pbuf_json_str(b, pe->name ? pe->name : "");
-    if (pe->has_argument) {
-        pbuf_add(b, ", \"argument\": {");
-        if (a->has_service_affinity) {
-            pbuf_add(b, "\"serviceAffinity\": {\"labels\": ");
-            w_strlist(b, &a->service_affinity_labels);
-            pbuf_add(b, "}");
-            sep = ", ";
+    pbuf_add(b, "{");
+    for (i = 0; i < s->n_fields; i++) {
+        const struct kpe_arg_field *f = &s->fields[i];
+        const unsigned char *at = (const unsigned char *)value + f->offset;
+
+        if (f->type == KPE_ARG_STRING && !*(const char *const *)at && f->def)
+            continue;
+        pbuf_printf(b, "%s\"%s\": ", sep, f->name);
+        sep = ", ";
+        switch (f->type) {
+        case KPE_ARG_STRING:
+            pbuf_json_str(b, *(const char *const *)at ? *(const char *const *)at
+                                                      : "");
+            break;
+        case KPE_ARG_BOOL:
+            pbuf_add(b, *(const bool *)at ? "true" : "false");
+            break;
+        case KPE_ARG_INT32:
+            pbuf_printf(b, "%d", (int)*(const int32_t *)at);
+            break;
+        case KPE_ARG_INT64:
+            pbuf_printf(b, "%lld", (long long)*(const int64_t *)at);
+            break;
+        case KPE_ARG_STRINGS:
+            w_strlist(b, (const struct policy_strlist *)at);
+            break;
+        case KPE_ARG_OBJECTS: {
+            const unsigned char *items = *(const unsigned char *const *)at;
+            size_t n = *(const size_t *)((const unsigned char *)value +
+                                         f->count_offset);
+
+            pbuf_add(b, "[");
+            for (j = 0; j < n; j++) {
+                pbuf_add(b, j ? ", " : "");
+                w_value(b, f->elem, items + j * f->elem->size);
+            }
+            pbuf_add(b, "]");
+            break;
         }
-        if (a->has_labels_presence) {
-            pbuf_printf(b, "%s\"labelsPresence\": {\"labels\": ", sep);
-            w_strlist(b, &a->labels_presence_labels);
-            pbuf_printf(b, ", \"presence\": %s}",
-                        a->labels_presence_presence ? "true" : "false");
-            sep = ", ";
         }
-        if (a->has_high_comm) {
-            pbuf_add(b, sep);
-            w_hc(b, &a->high_comm);
-        }
-        pbuf_add(b, "}");
     }
     pbuf_add(b, "}");
 }
 
-static void w_rtcr(struct pbuf *b, const struct policy_prio_arg *a)
+/* `"argument": {...}`: every member given, in api_order. */
+static void w_args(struct pbuf *b, const struct kpe_args_written *w)
 {
     size_t i;
 
-    pbuf_add(b, "\"requestedToCapacityRatioArguments\": {\"shape\": [");
-    for (i = 0; i < a->n_shape; i++)
-        pbuf_printf(b, "%s{\"utilization\": %d, \"score\": %d}", i ? ", " : "",
-                    (int)a->shape[i].utilization, (int)a->shape[i].score);
-    pbuf_add(b, "], \"resources\": [");
-    for (i = 0; i < a->n_resources; i++) {
-        pbuf_add(b, i ? ", {\"name\": " : "{\"name\": ");
-        pbuf_json_str(b, a->resources[i].name ? a->resources[i].name : "");
-        pbuf_printf(b, ", \"weight\": %lld}",
-                    (long long)a->resources[i].weight);
+    pbuf_add(b, ", \"argument\": {");
+    for (i = 0; i < w->n; i++) {
+        pbuf_printf(b, "%s\"%s\": ", i ? ", " : "", w->v[i].schema->key);
+        w_value(b, w->v[i].schema, w->v[i].value);
     }
-    pbuf_add(b, "]}");
+    pbuf_add(b, "}");
+}
+
+static void w_pred(struct pbuf *b, const struct policy_pred_entry *pe)
+{
+    pbuf_add(b, "    {\"name\": ");
+    pbuf_json_str(b, pe->name ? pe->name : "");
+    if (pe->has_argument)
+        w_args(b, &pe->arg);
+    pbuf_add(b, "}");
 }
 
 static void w_prio(struct pbuf *b, const struct policy_prio_entry *pe)
 {
-    const struct policy_prio_arg *a = &pe->arg;
-    const char *sep = "";
-
     pbuf_add(b, "    {\"name\": ");
     pbuf_json_str(b, pe->name ? pe->name : "");
     pbuf_printf(b, ", \"weight\": %lld", (long long)pe->weight);
-    if (pe->has_argument) {
-        pbuf_add(b, ", \"argument\": {");
-        if (a->has_service_anti_affinity) {
-            pbuf_add(b, "\"serviceAntiAffinity\": {\"label\": ");
-            pbuf_json_str(b, a->service_anti_affinity_label
-                                 ? a->service_anti_affinity_label
-                                 : "");
-            pbuf_add(b, "}");
-            sep = ", ";
-        }
-        if (a->has_label_preference) {
-            pbuf_printf(b, "%s\"labelPreference\": {\"label\": ", sep);
-            pbuf_json_str(
-                b, a->label_preference_label ? a->label_preference_label : "");
-            pbuf_printf(b, ", \"presence\": %s}",
-                        a->label_preference_presence ? "true" : "false");
-            sep = ", ";
-        }
-        if (a->has_rtcr) {
-            pbuf_add(b, sep);
-            w_rtcr(b, a);
-            sep = ", ";
-        }
-        if (a->has_high_comm) {
-            pbuf_add(b, sep);
-            w_hc(b, &a->high_comm);
-        }
-        pbuf_add(b, "}");
-    }
+    if (pe->has_argument)
+        w_args(b, &pe->arg);
     pbuf_add(b, "}");
 }
 

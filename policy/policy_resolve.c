@@ -93,15 +93,13 @@ static int pred_not_found(struct rctx *c, const struct policy_pred_entry *pe,
 static int resolve_pred_entry(struct rctx *c,
                               const struct policy_pred_entry *pe)
 {
-    const struct policy_pred_arg *a = &pe->arg;
     const char *name = pe->name ? pe->name : "";
     const struct pred_def *d = pred_lookup(name);
     struct pred_slot *s;
     int n_args = 0;
 
     if (pe->has_argument) {
-        n_args =
-            a->has_service_affinity + a->has_labels_presence + a->has_high_comm;
+        n_args = (int)pe->arg.n;
         if (n_args != 1)
             return err_set(c->e,
                            "%s: exactly 1 predicate argument is required, "
@@ -116,11 +114,11 @@ static int resolve_pred_entry(struct rctx *c,
                        "entry's argument and then fails to start; give the "
                        "entry a name of its own (e.g. \"My%s\")",
                        at(c, &pe->loc, "name"), name, name);
-    if (d && d->args_kind == PRED_ARGS_HIGH_COMM && pe->has_argument &&
-        !a->has_high_comm)
-        return err_set(c->e, "%s: %s takes a highComm argument",
-                       at(c, &pe->loc, "argument"), name);
-    if (d && pe->has_argument && d->args_kind != PRED_ARGS_HIGH_COMM)
+    if (d && (d->flags & PRED_EXTENSION) && d->args && pe->has_argument &&
+        !kpe_args_get(&pe->arg, d->args))
+        return err_set(c->e, "%s: %s takes a %s argument",
+                       at(c, &pe->loc, "argument"), name, d->args->key);
+    if (d && pe->has_argument && !((d->flags & PRED_EXTENSION) && d->args))
         policy_warn(c->p,
                     "%s: argument ignored: \"%s\" is a registered predicate "
                     "(v1.22 ignores its argument too)",
@@ -128,22 +126,19 @@ static int resolve_pred_entry(struct rctx *c,
     if (!d) {
         if (!pe->has_argument)
             return pred_not_found(c, pe, name);
-        if (a->has_service_affinity)
-            d = pred_for_args_kind(PRED_ARGS_SERVICE_AFFINITY);
-        else if (a->has_labels_presence)
-            d = pred_for_args_kind(PRED_ARGS_NODE_LABEL);
-        else
-            d = pred_for_args_kind(PRED_ARGS_HIGH_COMM);
-        if (a->has_service_affinity)
+        d = pred_for_arg(pe->arg.v[0].schema);
+        if (!d)
+            return pred_not_found(c, pe, name);
+        if (d == pred_lookup(PRED_NAME_CHECK_SERVICE_AFFINITY))
             c->service_aff_args = true;
-        if (a->has_labels_presence)
+        if (d == pred_lookup(PRED_NAME_CHECK_NODE_LABEL_PRESENCE))
             c->node_label_args = true;
     }
     s = &c->preds[pred_index(d)];
     s->on = true;
     s->origin |= POLICY_ORIGIN_FILE;
     s->args.kind = d->args_kind;
-    if (d->parse_args && d->parse_args(pe->has_argument ? a : NULL,
+    if (d->parse_args && d->parse_args(kpe_args_get(&pe->arg, d->args),
                                        &c->p->arena, &s->args, c->e)) {
         err_prefix(c->e, "%s: ", at(c, &pe->loc, "argument"));
         return -1;
@@ -203,28 +198,24 @@ static int prio_not_found(struct rctx *c, const struct policy_prio_entry *pe,
                    sug ? "\"?" : "");
 }
 
+/* The row a custom name runs: the one whose argument it gives. */
 static const struct prio_def *custom_prio_row(struct rctx *c,
-                                              const struct policy_prio_arg *a)
+                                              const struct kpe_args_written *a)
 {
-    if (a->has_service_anti_affinity) {
+    const struct prio_def *d = prio_for_arg(a->v[0].schema);
+
+    if (d == prio_lookup(PRIO_NAME_SERVICE_AFFINITY))
         c->service_aff_args = true;
-        return prio_for_args_kind(PRIO_ARGS_SERVICE_AFFINITY);
-    }
-    if (a->has_label_preference) {
+    if (d == prio_lookup(PRIO_NAME_NODE_LABEL))
         c->node_label_args = true;
-        return prio_for_args_kind(PRIO_ARGS_NODE_LABEL);
-    }
-    if (a->has_rtcr) {
+    if (d == prio_lookup(PRIO_NAME_RTCR))
         c->rtcr_args = true;
-        return prio_for_args_kind(PRIO_ARGS_RTCR);
-    }
-    return prio_for_args_kind(PRIO_ARGS_HIGH_COMM);
+    return d;
 }
 
 static int resolve_prio_entry(struct rctx *c, size_t idx)
 {
     const struct policy_prio_entry *pe = &c->p->doc.prios[idx];
-    const struct policy_prio_arg *a = &pe->arg;
     const char *name = pe->name ? pe->name : "";
     const struct prio_def *d;
     struct prio_slot *s;
@@ -234,8 +225,7 @@ static int resolve_prio_entry(struct rctx *c, size_t idx)
     if (!strcmp(name, PRIO_NAME_EQUAL))
         return 0; /* v1.22 skips it before resolution */
     if (pe->has_argument) {
-        n_args = a->has_service_anti_affinity + a->has_label_preference +
-                 a->has_rtcr + a->has_high_comm;
+        n_args = (int)pe->arg.n;
         if (n_args != 1)
             return err_set(c->e,
                            "%s: exactly 1 priority argument is required, "
@@ -252,11 +242,11 @@ static int resolve_prio_entry(struct rctx *c, size_t idx)
                        "entry's argument and then crashes or fails to start; "
                        "give the entry a name of its own (e.g. \"My%s\")",
                        at(c, &pe->loc, "name"), name, name);
-    if (d && d->args_kind == PRIO_ARGS_HIGH_COMM && pe->has_argument &&
-        !a->has_high_comm)
-        return err_set(c->e, "%s: %s takes a highComm argument",
-                       at(c, &pe->loc, "argument"), name);
-    if (d && pe->has_argument && d->args_kind != PRIO_ARGS_HIGH_COMM)
+    if (d && (d->flags & PRIO_EXTENSION) && d->args && pe->has_argument &&
+        !kpe_args_get(&pe->arg, d->args))
+        return err_set(c->e, "%s: %s takes a %s argument",
+                       at(c, &pe->loc, "argument"), name, d->args->key);
+    if (d && pe->has_argument && !((d->flags & PRIO_EXTENSION) && d->args))
         policy_warn(c->p,
                     "%s: argument ignored: \"%s\" is a registered priority "
                     "(v1.22 ignores its argument too)",
@@ -264,7 +254,9 @@ static int resolve_prio_entry(struct rctx *c, size_t idx)
     if (!d) {
         if (!pe->has_argument)
             return prio_not_found(c, pe, name);
-        d = custom_prio_row(c, a);
+        d = custom_prio_row(c, &pe->arg);
+        if (!d)
+            return prio_not_found(c, pe, name);
     }
     s = &c->prios[prio_index(d)];
     s->on = true;
@@ -272,7 +264,7 @@ static int resolve_prio_entry(struct rctx *c, size_t idx)
     s->weight = pe->weight; /* map assignment: the last entry wins */
     if (s->args.kind == PRIO_ARGS_NONE)
         s->args.kind = d->args_kind;
-    if (d->parse_args && d->parse_args(pe->has_argument ? a : NULL,
+    if (d->parse_args && d->parse_args(kpe_args_get(&pe->arg, d->args),
                                        &c->p->arena, &s->args, c->e)) {
         err_prefix(c->e, "%s: ", at(c, &pe->loc, "argument"));
         return -1;

@@ -12,7 +12,9 @@ const struct pred_def pred_general_predicates = {
     .needs = KPE_NEED_PODS_ON_NODE,
     .args_kind = PRED_ARGS_NONE,
     .parse_args = NULL,
-    .plugins = { &pred_plugin_node_resources_fit, &pred_plugin_node_name, &pred_plugin_node_ports, &pred_plugin_node_affinity },
+    .plugins = { &pred_plugin_node_resources_fit, &pred_plugin_node_name,
+                 &pred_plugin_node_ports, &pred_plugin_node_affinity },
     .own = NULL,
-    .doc = "resources, node name, host ports and node selector/affinity together",
+    .doc =
+        "resources, node name, host ports and node selector/affinity together",
 };

@@ -59,15 +59,11 @@ const struct pred_plugin pred_plugin_high_comm = {
 };
 
 /* highComm: defaults filled in, checked, equal across entries. */
-static int parse_high_comm_args(const struct policy_pred_arg *arg,
-                                struct arena *a, struct pred_args *out,
-                                struct err *e)
+static int parse_high_comm_args(const void *written, struct arena *a,
+                                struct pred_args *out, struct err *e)
 {
-    const struct policy_high_comm_arg *hc =
-        arg && arg->has_high_comm ? &arg->high_comm : NULL;
-
     (void)a;
-    return kpe_high_comm_args(hc, &out->u.high_comm.pod_label,
+    return kpe_high_comm_args(written, &out->u.high_comm.pod_label,
                               &out->u.high_comm.node_label,
                               &out->u.high_comm.node_label_value, e);
 }
@@ -78,6 +74,7 @@ const struct pred_def pred_high_comm_pod_filter = {
     .flags = PRED_EXTENSION,
     .needs = 0,
     .args_kind = PRED_ARGS_HIGH_COMM,
+    .args = &kpe_high_comm_schema,
     .parse_args = parse_high_comm_args,
     .plugins = { NULL },
     .own = &pred_plugin_high_comm,

@@ -52,18 +52,46 @@ const struct pred_plugin pred_plugin_node_label = {
     (const char *const[]){ PRED_REASON_NODE_LABEL, NULL },
 };
 
+/* The labelsPresence argument as written (v1 LabelsPresence). */
+struct labels_presence {
+    struct policy_strlist labels;
+    bool presence;
+};
+
+static const struct kpe_arg_field labels_presence_fields[] = {
+    { .name = "labels",
+      .type = KPE_ARG_STRINGS,
+      .offset = offsetof(struct labels_presence, labels),
+      .type_doc = "[]string",
+      .def = "[]" },
+    { .name = "presence",
+      .type = KPE_ARG_BOOL,
+      .offset = offsetof(struct labels_presence, presence),
+      .type_doc = "bool",
+      .def = "false" },
+};
+
+static const struct kpe_arg_schema labels_presence_schema = {
+    .key = "labelsPresence",
+    .api_order = 1,
+    .size = sizeof(struct labels_presence),
+    .fields = KPE_ARG_FIELDS(labels_presence_fields),
+    .note = "any unregistered predicate name with this argument runs "
+            "CheckNodeLabelPresence; entries add to its label lists",
+};
+
 /* labelsPresence: labels appended to presentLabels or absentLabels. */
-static int parse_node_label_args(const struct policy_pred_arg *arg,
-                                 struct arena *a, struct pred_args *out,
-                                 struct err *e)
+static int parse_node_label_args(const void *written, struct arena *a,
+                                 struct pred_args *out, struct err *e)
 {
-    if (!arg || !arg->has_labels_presence)
+    const struct labels_presence *lp = written;
+
+    if (!lp)
         return 0;
     return kpe_strlist_append(a,
-                              arg->labels_presence_presence
-                                  ? &out->u.node_label.present
-                                  : &out->u.node_label.absent,
-                              &arg->labels_presence_labels, e);
+                              lp->presence ? &out->u.node_label.present
+                                           : &out->u.node_label.absent,
+                              &lp->labels, e);
 }
 
 const struct pred_def pred_check_node_label_presence = {
@@ -72,6 +100,7 @@ const struct pred_def pred_check_node_label_presence = {
     .flags = PRED_CUSTOM_ONLY,
     .needs = 0,
     .args_kind = PRED_ARGS_NODE_LABEL,
+    .args = &labels_presence_schema,
     .parse_args = parse_node_label_args,
     .plugins = { &pred_plugin_node_label },
     .own = NULL,

@@ -16,6 +16,7 @@
 #include "framework/plugin.h"
 #include "framework/args.h"
 #include "framework/args_check.h"
+#include "framework/high_comm_arg.h"
 #include "predicates/plugins.h"
 
 /* ---- names: v1.22 (legacy_registry.go) ---- */
@@ -93,14 +94,14 @@ struct pred_args {
 };
 
 /*
- * Turn one entry's `argument` (NULL: none given) into typed arguments in
- * `out` (kind preset by the caller to the row's kind, members zero), or
- * merge it into `out` when an earlier entry already filled it. Strings are
- * copied into `a`. Returns 0, or -1 with e set (no location prefix).
+ * Turn one entry's argument as written (the value of the descriptor's args
+ * schema; NULL: none given) into typed arguments in `out` (kind preset by
+ * the caller to the row's kind, members zero), or merge it into `out` when
+ * an earlier entry already filled it. Strings are copied into `a`.
+ * Returns 0, or -1 with e set (no location prefix).
  */
-typedef int pred_parse_args_fn(const struct policy_pred_arg *arg,
-                               struct arena *a, struct pred_args *out,
-                               struct err *e);
+typedef int pred_parse_args_fn(const void *written, struct arena *a,
+                               struct pred_args *out, struct err *e);
 
 /*
  * A predicate descriptor: one per Policy name, defined next to its code
@@ -113,7 +114,8 @@ struct pred_def {
     unsigned flags;             /* PRED_* */
     unsigned needs;             /* KPE_NEED_* */
     enum pred_args_kind args_kind;
-    pred_parse_args_fn *parse_args; /* NULL: takes no argument */
+    const struct kpe_arg_schema *args; /* its argument as written, or NULL */
+    pred_parse_args_fn *parse_args;    /* NULL: takes no argument */
     /* the v1.22 filter plugins it maps to, NULL-ended */
     const struct pred_plugin *plugins[KPE_MAX_PLUGINS];
     const struct pred_plugin *own; /* no v1.22 plugin: the code it runs */
@@ -132,6 +134,16 @@ const struct pred_def *pred_for_args_kind(enum pred_args_kind kind);
 /* The v1.22 plugins of d as refs into out[KPE_MAX_PLUGINS]; the count. */
 size_t pred_def_refs(const struct pred_def *d,
                      const struct kpe_plugin_ref **out);
+
+/*
+ * The argument schemas of the descriptors, each once, in api_order, into
+ * out[max]; the count. These are the members an entry's `argument` may
+ * have.
+ */
+size_t pred_arg_schemas(const struct kpe_arg_schema **out, size_t max);
+
+/* The descriptor whose argument s is (the one a custom name runs). */
+const struct pred_def *pred_for_arg(const struct kpe_arg_schema *s);
 
 /* Position of a descriptor in pred_registry() (its run position). */
 size_t pred_index(const struct pred_def *d);

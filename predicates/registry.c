@@ -158,3 +158,32 @@ size_t pred_def_refs(const struct pred_def *d,
         out[i] = &d->plugins[i]->ref;
     return i;
 }
+
+size_t pred_arg_schemas(const struct kpe_arg_schema **out, size_t max)
+{
+    size_t i, j, n = 0;
+
+    for (i = 0; i < N_ROWS; i++) {
+        const struct kpe_arg_schema *s = rows[i]->args;
+
+        for (j = 0; s && j < n && out[j] != s; j++)
+            ;
+        if (!s || j < n || n == max)
+            continue;
+        for (j = n++; j > 0 && out[j - 1]->api_order > s->api_order; j--)
+            out[j] = out[j - 1];
+        out[j] = s;
+    }
+    return n;
+}
+
+const struct pred_def *pred_for_arg(const struct kpe_arg_schema *s)
+{
+    size_t i;
+
+    for (i = 0; s && i < N_ROWS; i++) {
+        if (rows[i]->args == s)
+            return rows[i];
+    }
+    return NULL;
+}

@@ -168,15 +168,38 @@ const struct pred_plugin pred_plugin_service_affinity = {
     (const char *const[]){ PRED_REASON_SERVICE_AFFINITY, NULL },
 };
 
+/* The serviceAffinity argument as written (v1 ServiceAffinity). */
+struct service_affinity_arg {
+    struct policy_strlist labels;
+};
+
+static const struct kpe_arg_field service_affinity_fields[] = {
+    { .name = "labels",
+      .type = KPE_ARG_STRINGS,
+      .offset = offsetof(struct service_affinity_arg, labels),
+      .type_doc = "[]string",
+      .def = "[]" },
+};
+
+static const struct kpe_arg_schema service_affinity_schema = {
+    .key = "serviceAffinity",
+    .api_order = 0,
+    .size = sizeof(struct service_affinity_arg),
+    .fields = KPE_ARG_FIELDS(service_affinity_fields),
+    .note = "any unregistered predicate name with this argument runs "
+            "CheckServiceAffinity; entries add to its labels",
+};
+
 /* serviceAffinity: labels appended to affinityLabels. */
-static int parse_service_affinity_args(const struct policy_pred_arg *arg,
-                                       struct arena *a, struct pred_args *out,
-                                       struct err *e)
+static int parse_service_affinity_args(const void *written, struct arena *a,
+                                       struct pred_args *out, struct err *e)
 {
-    if (!arg || !arg->has_service_affinity)
+    const struct service_affinity_arg *sa = written;
+
+    if (!sa)
         return 0;
-    return kpe_strlist_append(a, &out->u.service_affinity.labels,
-                              &arg->service_affinity_labels, e);
+    return kpe_strlist_append(a, &out->u.service_affinity.labels, &sa->labels,
+                              e);
 }
 
 const struct pred_def pred_check_service_affinity = {
@@ -185,6 +208,7 @@ const struct pred_def pred_check_service_affinity = {
     .flags = PRED_CUSTOM_ONLY,
     .needs = KPE_NEED_ALL_PODS | KPE_NEED_SERVICES,
     .args_kind = PRED_ARGS_SERVICE_AFFINITY,
+    .args = &service_affinity_schema,
     .parse_args = parse_service_affinity_args,
     .plugins = { &pred_plugin_service_affinity },
     .own = NULL,

@@ -312,6 +312,21 @@ const struct prio_plugin prio_plugin_inter_pod_affinity = {
     prio_inter_pod_affinity_normalize,
 };
 
+/* For list: the weight InterPodAffinity takes from the Policy's top level. */
+static const struct kpe_arg_field hard_weight_fields[] = {
+    { .name = "hardPodAffinitySymmetricWeight",
+      .type = KPE_ARG_INT32,
+      .type_doc = "int32 0..100",
+      .def = "1" },
+};
+
+static const struct kpe_arg_schema hard_weight_values = {
+    .key = "hardPodAffinitySymmetricWeight",
+    .fields = KPE_ARG_FIELDS(hard_weight_fields),
+    .note = "set by the Policy's top-level hardPodAffinitySymmetricWeight",
+    .not_in_policy = true,
+};
+
 const struct prio_def prio_inter_pod_affinity_priority = {
     .name = PRIO_NAME_INTER_POD_AFFINITY,
     .aliases = NULL,
@@ -319,6 +334,7 @@ const struct prio_def prio_inter_pod_affinity_priority = {
     .default_weight = 1,
     .needs = KPE_NEED_ALL_PODS | KPE_NEED_NAMESPACES,
     .args_kind = PRIO_ARGS_INTER_POD,
+    .values = &hard_weight_values,
     .parse_args = NULL,
     .plugins = { &prio_plugin_inter_pod_affinity },
     .own = NULL,

@@ -49,6 +49,7 @@ const struct prio_def prio_least_requested_priority = {
     .default_weight = 1,
     .needs = KPE_NEED_PODS_ON_NODE,
     .args_kind = PRIO_ARGS_RESOURCES,
+    .values = &prio_default_resources_values,
     .parse_args = NULL,
     .plugins = { &prio_plugin_least_allocated },
     .own = NULL,

@@ -57,18 +57,46 @@ const struct prio_plugin prio_plugin_node_label = {
     NULL,
 };
 
+/* The labelPreference argument as written (v1 LabelPreference). */
+struct label_preference {
+    const char *label;
+    bool presence;
+};
+
+static const struct kpe_arg_field label_preference_fields[] = {
+    { .name = "label",
+      .type = KPE_ARG_STRING,
+      .offset = offsetof(struct label_preference, label),
+      .type_doc = "string" },
+    { .name = "presence",
+      .type = KPE_ARG_BOOL,
+      .offset = offsetof(struct label_preference, presence),
+      .type_doc = "bool",
+      .def = "false" },
+};
+
+static const struct kpe_arg_schema label_preference_schema = {
+    .key = "labelPreference",
+    .api_order = 1,
+    .size = sizeof(struct label_preference),
+    .fields = KPE_ARG_FIELDS(label_preference_fields),
+    .note = "any unregistered priority name with this argument scores "
+            "through NodeLabel; the plugin weight is weight x number of "
+            "labels",
+};
+
 /* labelPreference: one label, preferred present or absent. */
-static int parse_node_label_args(const struct policy_prio_arg *arg,
-                                 struct arena *a, struct prio_args *out,
-                                 struct err *e)
+static int parse_node_label_args(const void *written, struct arena *a,
+                                 struct prio_args *out, struct err *e)
 {
-    if (!arg || !arg->has_label_preference)
+    const struct label_preference *lp = written;
+
+    if (!lp)
         return 0;
     return kpe_strlist_push(a,
-                            arg->label_preference_presence
-                                ? &out->u.node_label.present
-                                : &out->u.node_label.absent,
-                            arg->label_preference_label, e);
+                            lp->presence ? &out->u.node_label.present
+                                         : &out->u.node_label.absent,
+                            lp->label, e);
 }
 
 const struct prio_def prio_node_label = {
@@ -78,6 +106,7 @@ const struct prio_def prio_node_label = {
     .default_weight = 0,
     .needs = 0,
     .args_kind = PRIO_ARGS_NODE_LABEL,
+    .args = &label_preference_schema,
     .parse_args = parse_node_label_args,
     .plugins = { &prio_plugin_node_label },
     .own = NULL,

@@ -257,6 +257,23 @@ const struct prio_plugin prio_plugin_pod_topology_spread = {
     prio_pod_topology_spread_normalize,
 };
 
+/* For list: the defaulting both spread priorities get. */
+static const struct kpe_arg_field spread_defaulting_fields[] = {
+    { .name = "defaultingType",
+      .type = KPE_ARG_STRING,
+      .type_doc = "System|List",
+      .def = "System" },
+};
+
+const struct kpe_arg_schema prio_spread_defaulting_values = {
+    .key = "spread defaulting",
+    .fields = KPE_ARG_FIELDS(spread_defaulting_fields),
+    .note = "not configurable in a Policy: System defaulting when "
+            "SelectorSpreadPriority is listed, List (no default constraints) "
+            "when EvenPodsSpreadPriority is alone",
+    .not_in_policy = true,
+};
+
 const struct prio_def prio_even_pods_spread_priority = {
     .name = PRIO_NAME_EVEN_PODS_SPREAD,
     .aliases = NULL,
@@ -264,6 +281,7 @@ const struct prio_def prio_even_pods_spread_priority = {
     .default_weight = 2,
     .needs = KPE_NEED_ALL_PODS,
     .args_kind = PRIO_ARGS_TOPOLOGY_SPREAD,
+    .values = &prio_spread_defaulting_values,
     .parse_args = NULL,
     .plugins = { &prio_plugin_pod_topology_spread },
     .own = NULL,

@@ -12,6 +12,7 @@
 
 #include "kube/types.h"
 #include "priorities/topology_map.h"
+#include "framework/args.h"
 
 #define PRIO_LABEL_HOSTNAME "kubernetes.io/hostname"
 #define PRIO_LABEL_ZONE     "topology.kubernetes.io/zone"
@@ -33,5 +34,8 @@ struct prio_spread_state {
     size_t n_ignored;           /* ignored nodes of F */
     struct prio_topo_map pairs; /* (key, value) -> matching pod count */
 };
+
+/* For list: the defaulting both spread priorities get. */
+extern const struct kpe_arg_schema prio_spread_defaulting_values;
 
 #endif

@@ -15,6 +15,7 @@
 #include "kube/err.h"
 #include "framework/args.h"
 #include "framework/args_check.h"
+#include "framework/high_comm_arg.h"
 #include "framework/plugin.h"
 #include "priorities/plugins.h"
 
@@ -105,9 +106,8 @@ struct prio_args {
 };
 
 /* As pred_parse_args_fn, for one priority entry's argument. */
-typedef int prio_parse_args_fn(const struct policy_prio_arg *arg,
-                               struct arena *a, struct prio_args *out,
-                               struct err *e);
+typedef int prio_parse_args_fn(const void *written, struct arena *a,
+                               struct prio_args *out, struct err *e);
 
 #define PRIO_NEED_SPREAD                                                       \
     (KPE_NEED_ALL_PODS | KPE_NEED_SERVICES | KPE_NEED_CONTROLLERS)
@@ -124,6 +124,8 @@ struct prio_def {
     int64_t default_weight;     /* weight in the v1.22 default set; 0: none */
     unsigned needs;             /* KPE_NEED_* */
     enum prio_args_kind args_kind;
+    const struct kpe_arg_schema *args;    /* its argument as written, or NULL */
+    const struct kpe_arg_schema *values;  /* list: values no argument sets */
     prio_parse_args_fn *parse_args;       /* NULL: takes no argument */
     const struct prio_plugin *plugins[2]; /* the v1.22 plugin, NULL-ended */
     const struct prio_plugin *own;      /* no v1.22 plugin: the code it runs */
@@ -143,6 +145,16 @@ const struct prio_def *prio_for_args_kind(enum prio_args_kind kind);
 /* The v1.22 plugins of d as refs into out[KPE_MAX_PLUGINS]; the count. */
 size_t prio_def_refs(const struct prio_def *d,
                      const struct kpe_plugin_ref **out);
+
+/*
+ * The argument schemas of the descriptors, each once, in api_order, into
+ * out[max]; the count. These are the members an entry's `argument` may
+ * have.
+ */
+size_t prio_arg_schemas(const struct kpe_arg_schema **out, size_t max);
+
+/* The descriptor whose argument s is (the one a custom name runs). */
+const struct prio_def *prio_for_arg(const struct kpe_arg_schema *s);
 
 /* Position of a descriptor in prio_registry(). */
 size_t prio_index(const struct prio_def *d);

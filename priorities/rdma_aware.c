@@ -60,15 +60,11 @@ const struct prio_plugin prio_plugin_rdma_aware = {
 };
 
 /* highComm: defaults filled in, checked, equal across entries. */
-static int parse_high_comm_args(const struct policy_prio_arg *arg,
-                                struct arena *a, struct prio_args *out,
-                                struct err *e)
+static int parse_high_comm_args(const void *written, struct arena *a,
+                                struct prio_args *out, struct err *e)
 {
-    const struct policy_high_comm_arg *hc =
-        arg && arg->has_high_comm ? &arg->high_comm : NULL;
-
     (void)a;
-    return kpe_high_comm_args(hc, &out->u.high_comm.pod_label,
+    return kpe_high_comm_args(written, &out->u.high_comm.pod_label,
                               &out->u.high_comm.node_label,
                               &out->u.high_comm.node_label_value, e);
 }
@@ -80,6 +76,7 @@ const struct prio_def prio_custom_priority_policy = {
     .default_weight = 0,
     .needs = 0,
     .args_kind = PRIO_ARGS_HIGH_COMM,
+    .args = &kpe_high_comm_schema,
     .parse_args = parse_high_comm_args,
     .plugins = { NULL },
     .own = &prio_plugin_rdma_aware,

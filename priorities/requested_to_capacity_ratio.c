@@ -9,6 +9,7 @@
 #include "priorities/plugins.h"
 #include "priorities/resource_allocation.h"
 #include "priorities/priorities.h"
+#include "policy/policy_buf.h"
 
 #include <math.h>
 
@@ -91,22 +92,152 @@ const struct prio_plugin prio_plugin_requested_to_capacity_ratio = {
 };
 
 /*
+ * ValidateRequestedToCapacityRatioArgs: shape non-empty, utilizations
+ * strictly increasing (first offence only), utilization in [0, 100], score
+ * in [0, 10], resource weights >= 1. Errors aggregate as "[a, b]".
+ */
+static int validate_rtcr(const struct policy_shape_point *shape, size_t n_shape,
+                         const struct policy_resource *res, size_t n_res,
+                         struct err *e)
+{
+    struct pbuf b;
+    size_t i, n = 0;
+    char *one = NULL;
+    int rc = 0;
+
+    pbuf_init(&b);
+#define ERR(...)                                                               \
+    do {                                                                       \
+        pbuf_add(&b, n ? ", " : "");                                           \
+        pbuf_printf(&b, __VA_ARGS__);                                          \
+        n++;                                                                   \
+    } while (0)
+    if (n_shape == 0) {
+        ERR("shape: Required value: at least one point must be specified");
+    } else {
+        for (i = 1; i < n_shape; i++) {
+            if (shape[i - 1].utilization >= shape[i].utilization) {
+                ERR("shape[%zu].utilization: Invalid value: %d: utilization "
+                    "values must be sorted in increasing order",
+                    i, (int)shape[i].utilization);
+                break;
+            }
+        }
+        for (i = 0; i < n_shape; i++) {
+            if (shape[i].utilization < 0 || shape[i].utilization > 100)
+                ERR("shape[%zu].utilization: Invalid value: %d: not in valid "
+                    "range [0, 100]",
+                    i, (int)shape[i].utilization);
+            if (shape[i].score < 0 || shape[i].score > 10)
+                ERR("shape[%zu].score: Invalid value: %d: not in valid range "
+                    "[0, 10]",
+                    i, (int)shape[i].score);
+        }
+    }
+    for (i = 0; i < n_res; i++) {
+        if (res[i].weight < 1)
+            ERR("resources[%zu].weight: Invalid value: %lld: resource weight "
+                "of %s not in valid range [1, inf)",
+                i, (long long)res[i].weight, res[i].name ? res[i].name : "");
+    }
+#undef ERR
+    if (n) {
+        one = b.s ? b.s : "";
+        rc = err_set(e,
+                     n > 1 ? "RequestedToCapacityRatio args: [%s]"
+                           : "RequestedToCapacityRatio args: %s",
+                     one);
+    }
+    pbuf_free(&b);
+    return rc;
+}
+
+/* The requestedToCapacityRatioArguments argument as written. */
+struct rtcr_arg {
+    struct policy_shape_point *shape;
+    size_t n_shape;
+    struct policy_resource *resources;
+    size_t n_resources;
+};
+
+static const struct kpe_arg_field point_fields[] = {
+    { .name = "utilization",
+      .type = KPE_ARG_INT32,
+      .offset = offsetof(struct policy_shape_point, utilization),
+      .type_doc = "int32" },
+    { .name = "score",
+      .type = KPE_ARG_INT32,
+      .offset = offsetof(struct policy_shape_point, score),
+      .type_doc = "int32" },
+};
+
+static const struct kpe_arg_schema point_schema = {
+    .key = "shape",
+    .size = sizeof(struct policy_shape_point),
+    .fields = KPE_ARG_FIELDS(point_fields),
+};
+
+static const struct kpe_arg_field resource_fields[] = {
+    { .name = "name",
+      .type = KPE_ARG_STRING,
+      .offset = offsetof(struct policy_resource, name),
+      .type_doc = "string" },
+    { .name = "weight",
+      .type = KPE_ARG_INT64,
+      .offset = offsetof(struct policy_resource, weight),
+      .type_doc = "int64" },
+};
+
+static const struct kpe_arg_schema resource_schema = {
+    .key = "resources",
+    .size = sizeof(struct policy_resource),
+    .fields = KPE_ARG_FIELDS(resource_fields),
+};
+
+static const struct kpe_arg_field rtcr_fields[] = {
+    { .name = "shape",
+      .type = KPE_ARG_OBJECTS,
+      .offset = offsetof(struct rtcr_arg, shape),
+      .count_offset = offsetof(struct rtcr_arg, n_shape),
+      .elem = &point_schema,
+      .type_doc = "[]{utilization int32 0..100, score int32 0..10}" },
+    { .name = "resources",
+      .type = KPE_ARG_OBJECTS,
+      .offset = offsetof(struct rtcr_arg, resources),
+      .count_offset = offsetof(struct rtcr_arg, n_resources),
+      .elem = &resource_schema,
+      .type_doc = "[]{name string, weight int64 >= 1}",
+      .def = "[]" },
+};
+
+static const struct kpe_arg_schema rtcr_schema = {
+    .key = "requestedToCapacityRatioArguments",
+    .api_order = 2,
+    .size = sizeof(struct rtcr_arg),
+    .fields = KPE_ARG_FIELDS(rtcr_fields),
+    .note = "any unregistered priority name with this argument (upstream "
+            "tests use RequestedToCapacityRatioPriority); score is 0..10; "
+            "resources are not defaulted (omitted: every node scores 0)",
+};
+
+/*
  * requestedToCapacityRatioArguments: shape and resources copied as given
  * (no defaulting on the legacy path), then checked as the plugin's args
  * validation does (validation_pluginargs.go).
  */
-static int parse_rtcr_args(const struct policy_prio_arg *arg, struct arena *a,
+static int parse_rtcr_args(const void *written, struct arena *a,
                            struct prio_args *out, struct err *e)
 {
+    const struct rtcr_arg *r = written;
+
     (void)a;
-    if (!arg || !arg->has_rtcr)
+    if (!r)
         return 0;
-    out->u.rtcr.shape = arg->shape;
-    out->u.rtcr.n_shape = arg->n_shape;
-    out->u.rtcr.resources = arg->resources;
-    out->u.rtcr.n_resources = arg->n_resources;
-    return kpe_validate_rtcr(arg->shape, arg->n_shape, arg->resources,
-                             arg->n_resources, e);
+    out->u.rtcr.shape = r->shape;
+    out->u.rtcr.n_shape = r->n_shape;
+    out->u.rtcr.resources = r->resources;
+    out->u.rtcr.n_resources = r->n_resources;
+    return validate_rtcr(r->shape, r->n_shape, r->resources, r->n_resources, e);
 }
 
 const struct prio_def prio_requested_to_capacity_ratio = {
@@ -116,6 +247,7 @@ const struct prio_def prio_requested_to_capacity_ratio = {
     .default_weight = 0,
     .needs = KPE_NEED_PODS_ON_NODE,
     .args_kind = PRIO_ARGS_RTCR,
+    .args = &rtcr_schema,
     .parse_args = parse_rtcr_args,
     .plugins = { &prio_plugin_requested_to_capacity_ratio },
     .own = NULL,

@@ -222,3 +222,19 @@ int64_t prio_res_weighted_score(const struct prio_res_pod *rp,
         return 0;
     return prio_div64(score, weights);
 }
+
+/* For list: the resources Least/MostRequestedPriority score. */
+static const struct kpe_arg_field default_resources_fields[] = {
+    { .name = "resources",
+      .type = KPE_ARG_OBJECTS,
+      .type_doc = "[]{name, weight}",
+      .def = "[{cpu 1}, {memory 1}]" },
+};
+
+const struct kpe_arg_schema prio_default_resources_values = {
+    .key = "resources",
+    .fields = KPE_ARG_FIELDS(default_resources_fields),
+    .note = "not configurable in a Policy: the resources are cpu and memory, "
+            "weight 1 each",
+    .not_in_policy = true,
+};

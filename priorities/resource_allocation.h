@@ -15,7 +15,7 @@
 
 #include "kube/cluster.h"
 #include "kube/types.h"
-#include "policy/policy_doc.h"
+#include "framework/args.h"
 #include "priorities/framework.h"
 #include "priorities/priorities.h"
 
@@ -150,5 +150,8 @@ static inline int64_t prio_f2i64(double x)
         return INT64_MIN;
     return (int64_t)x;
 }
+
+/* For list: the resources Least/MostRequestedPriority score. */
+extern const struct kpe_arg_schema prio_default_resources_values;
 
 #endif

@@ -12,6 +12,7 @@
 #include "priorities/plugins.h"
 #include "priorities/topology_map.h"
 #include "priorities/priorities.h"
+#include "priorities/pod_topology_spread.h"
 
 struct selector_spread_state {
     bool skip; /* the pod has topologySpreadConstraints */
@@ -117,6 +118,7 @@ const struct prio_def prio_selector_spread_priority = {
     .default_weight = 1,
     .needs = PRIO_NEED_SPREAD,
     .args_kind = PRIO_ARGS_TOPOLOGY_SPREAD,
+    .values = &prio_spread_defaulting_values,
     .parse_args = NULL,
     .plugins = { &prio_plugin_pod_topology_spread },
     .own = NULL,

@@ -130,15 +130,37 @@ const struct prio_plugin prio_plugin_service_affinity = {
     prio_service_affinity_normalize,
 };
 
+/* The serviceAntiAffinity argument as written (v1 ServiceAntiAffinity). */
+struct service_anti_affinity {
+    const char *label;
+};
+
+static const struct kpe_arg_field service_anti_affinity_fields[] = {
+    { .name = "label",
+      .type = KPE_ARG_STRING,
+      .offset = offsetof(struct service_anti_affinity, label),
+      .type_doc = "string" },
+};
+
+static const struct kpe_arg_schema service_anti_affinity_schema = {
+    .key = "serviceAntiAffinity",
+    .api_order = 0,
+    .size = sizeof(struct service_anti_affinity),
+    .fields = KPE_ARG_FIELDS(service_anti_affinity_fields),
+    .note = "any unregistered priority name with this argument scores "
+            "through ServiceAffinity; the plugin weight is weight x number "
+            "of labels",
+};
+
 /* serviceAntiAffinity: one label to spread a service's pods over. */
-static int parse_service_affinity_args(const struct policy_prio_arg *arg,
-                                       struct arena *a, struct prio_args *out,
-                                       struct err *e)
+static int parse_service_affinity_args(const void *written, struct arena *a,
+                                       struct prio_args *out, struct err *e)
 {
-    if (!arg || !arg->has_service_anti_affinity)
+    const struct service_anti_affinity *saa = written;
+
+    if (!saa)
         return 0;
-    return kpe_strlist_push(a, &out->u.service_affinity.labels,
-                            arg->service_anti_affinity_label, e);
+    return kpe_strlist_push(a, &out->u.service_affinity.labels, saa->label, e);
 }
 
 const struct prio_def prio_service_affinity = {
@@ -148,6 +170,7 @@ const struct prio_def prio_service_affinity = {
     .default_weight = 0,
     .needs = KPE_NEED_ALL_PODS | KPE_NEED_SERVICES,
     .args_kind = PRIO_ARGS_SERVICE_AFFINITY,
+    .args = &service_anti_affinity_schema,
     .parse_args = parse_service_affinity_args,
     .plugins = { &prio_plugin_service_affinity },
     .own = NULL,

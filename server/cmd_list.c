@@ -13,106 +13,49 @@
 #include "priorities/priorities.h"
 #include "server/cli.h"
 
-/* One key of an argument object: its name, type and default. */
-struct list_arg_key {
-    const char *key;
-    const char *type;
-    const char *def; /* NULL: required, no default */
-};
-
-#define LIST_MAX_KEYS 3
-
 /*
- * How a typed argument kind is written in a Policy. policy_key NULL: the
- * kind is not set from an entry's `argument` (fixed or derived values).
+ * The argument rows of list: every schema a descriptor names (its argument
+ * as written, or values no argument sets), each once, predicates first,
+ * in registry order.
  */
-struct list_arg_doc {
-    int prio; /* 0: enum pred_args_kind, 1: enum prio_args_kind */
-    int kind;
-    const char *title;      /* the policy key, or what the values are */
-    const char *policy_key; /* key inside the entry's "argument" */
-    const char *note;
-    struct list_arg_key keys[LIST_MAX_KEYS];
+struct list_arg {
+    int prio; /* 0: predicate, 1: priority */
+    const struct kpe_arg_schema *schema;
 };
 
-static const struct list_arg_doc arg_docs[] = {
-    { 0,
-      PRED_ARGS_NODE_LABEL,
-      "labelsPresence",
-      "labelsPresence",
-      "any unregistered predicate name with this argument runs "
-      "CheckNodeLabelPresence; entries add to its label lists",
-      { { "labels", "[]string", "[]" }, { "presence", "bool", "false" } } },
-    { 0,
-      PRED_ARGS_SERVICE_AFFINITY,
-      "serviceAffinity",
-      "serviceAffinity",
-      "any unregistered predicate name with this argument runs "
-      "CheckServiceAffinity; entries add to its labels",
-      { { "labels", "[]string", "[]" } } },
-    { 0,
-      PRED_ARGS_HIGH_COMM,
-      "highComm",
-      "highComm",
-      "ours: optional; one set of values per policy",
-      { { "podLabel", "string", PRED_HIGH_COMM_DEFAULT_POD_LABEL },
-        { "nodeLabel", "string", PRED_HIGH_COMM_DEFAULT_NODE_LABEL },
-        { "nodeLabelValue", "string", PRED_HIGH_COMM_DEFAULT_NODE_VALUE } } },
-    { 1,
-      PRIO_ARGS_NODE_LABEL,
-      "labelPreference",
-      "labelPreference",
-      "any unregistered priority name with this argument scores through "
-      "NodeLabel; the plugin weight is weight x number of labels",
-      { { "label", "string", NULL }, { "presence", "bool", "false" } } },
-    { 1,
-      PRIO_ARGS_SERVICE_AFFINITY,
-      "serviceAntiAffinity",
-      "serviceAntiAffinity",
-      "any unregistered priority name with this argument scores through "
-      "ServiceAffinity; the plugin weight is weight x number of labels",
-      { { "label", "string", NULL } } },
-    { 1,
-      PRIO_ARGS_RTCR,
-      "requestedToCapacityRatioArguments",
-      "requestedToCapacityRatioArguments",
-      "any unregistered priority name with this argument (upstream tests "
-      "use RequestedToCapacityRatioPriority); score is 0..10; resources "
-      "are not defaulted (omitted: every node scores 0)",
-      { { "shape", "[]{utilization int32 0..100, score int32 0..10}", NULL },
-        { "resources", "[]{name string, weight int64 >= 1}", "[]" } } },
-    { 1,
-      PRIO_ARGS_RESOURCES,
-      "resources",
-      NULL,
-      "not configurable in a Policy: the resources are cpu and memory, "
-      "weight 1 each",
-      { { "resources", "[]{name, weight}", "[{cpu 1}, {memory 1}]" } } },
-    { 1,
-      PRIO_ARGS_TOPOLOGY_SPREAD,
-      "spread defaulting",
-      NULL,
-      "not configurable in a Policy: System defaulting when "
-      "SelectorSpreadPriority is listed, List (no default constraints) "
-      "when EvenPodsSpreadPriority is alone",
-      { { "defaultingType", "System|List", "System" } } },
-    { 1,
-      PRIO_ARGS_INTER_POD,
-      "hardPodAffinitySymmetricWeight",
-      NULL,
-      "set by the Policy's top-level hardPodAffinitySymmetricWeight",
-      { { "hardPodAffinitySymmetricWeight", "int32 0..100", "1" } } },
-    { 1,
-      PRIO_ARGS_HIGH_COMM,
-      "highComm",
-      "highComm",
-      "ours: optional; one set of values per policy",
-      { { "podLabel", "string", PRED_HIGH_COMM_DEFAULT_POD_LABEL },
-        { "nodeLabel", "string", PRED_HIGH_COMM_DEFAULT_NODE_LABEL },
-        { "nodeLabelValue", "string", PRED_HIGH_COMM_DEFAULT_NODE_VALUE } } },
-};
+#define LIST_MAX_ARGS 32
 
-#define N_ARG_DOCS (sizeof(arg_docs) / sizeof(arg_docs[0]))
+static void add_arg(struct list_arg *out, size_t *n, int prio,
+                    const struct kpe_arg_schema *s)
+{
+    size_t i;
+
+    if (!s || *n == LIST_MAX_ARGS)
+        return;
+    for (i = 0; i < *n; i++) {
+        if (out[i].prio == prio && out[i].schema == s)
+            return;
+    }
+    out[*n].prio = prio;
+    out[(*n)++].schema = s;
+}
+
+static size_t list_args(struct list_arg *out)
+{
+    const struct pred_def *const *pd;
+    const struct prio_def *const *rd;
+    size_t i, n, k = 0;
+
+    pd = pred_registry(&n);
+    for (i = 0; i < n; i++)
+        add_arg(out, &k, 0, pd[i]->args);
+    rd = prio_registry(&n);
+    for (i = 0; i < n; i++) {
+        add_arg(out, &k, 1, rd[i]->args);
+        add_arg(out, &k, 1, rd[i]->values);
+    }
+    return k;
+}
 
 struct list_flag {
     unsigned bit;
@@ -143,20 +86,6 @@ static const char *const need_words[] = {
     "pvcs",       "storageClasses", "csiNodes", "namespaces",
 };
 
-/* The documentation row of an argument kind, or NULL for none. */
-static const struct list_arg_doc *arg_doc(int prio, int kind)
-{
-    size_t i;
-
-    if (kind == 0)
-        return NULL;
-    for (i = 0; i < N_ARG_DOCS; i++) {
-        if (arg_docs[i].prio == prio && arg_docs[i].kind == kind)
-            return &arg_docs[i];
-    }
-    return NULL;
-}
-
 /* What one registry row shows, predicate or priority alike. */
 struct list_row {
     const char *name;
@@ -166,8 +95,8 @@ struct list_row {
     unsigned needs;
     const struct kpe_plugin_ref *plugins[KPE_MAX_PLUGINS];
     size_t n_plugins;
-    const struct list_arg_doc *arg;
-    const char *no_plugin; /* why there is no v1.22 plugin */
+    const struct kpe_arg_schema *arg; /* as written, or values */
+    const char *no_plugin;            /* why there is no v1.22 plugin */
     const char *doc;
 };
 
@@ -181,7 +110,7 @@ static struct list_row pred_row(const struct pred_def *d)
                           .flags = d->flags,
                           .words = pred_flag_words,
                           .needs = d->needs,
-                          .arg = arg_doc(0, (int)d->args_kind),
+                          .arg = d->args,
                           .no_plugin = (d->flags & PRED_EXTENSION)
                                            ? NO_PLUGIN_OURS
                                            : NO_PLUGIN_LEGACY,
@@ -198,7 +127,7 @@ static struct list_row prio_row(const struct prio_def *d)
                           .words = prio_flag_words,
                           .weight = d->default_weight,
                           .needs = d->needs,
-                          .arg = arg_doc(1, (int)d->args_kind),
+                          .arg = d->args ? d->args : d->values,
                           .no_plugin =
                               (d->flags & PRIO_EXTENSION) ? NO_PLUGIN_OURS
                               : (d->flags & PRIO_SKIPPED) ? NO_PLUGIN_SKIPPED
@@ -239,7 +168,7 @@ static void text_row(FILE *f, const struct list_row *r, int prio)
     }
     fputc('\n', f);
     if (r->arg)
-        fprintf(f, "      argument: %s\n", r->arg->title);
+        fprintf(f, "      argument: %s\n", r->arg->key);
     fprintf(f, "      reads: nodes");
     for (i = 0; i < sizeof(need_words) / sizeof(need_words[0]); i++) {
         if (r->needs & (1u << i))
@@ -248,46 +177,53 @@ static void text_row(FILE *f, const struct list_row *r, int prio)
     fputc('\n', f);
 }
 
-/* The registry rows whose arguments a doc row describes, as " A B". */
-static void text_users(FILE *f, const struct list_arg_doc *d)
+/* The descriptors that name an argument schema, into names[]. */
+static size_t arg_users(const struct list_arg *la, const char **names,
+                        size_t max)
 {
-    size_t i, n;
+    size_t i, n, k = 0;
 
-    if (d->prio) {
+    if (la->prio) {
         const struct prio_def *const *r = prio_registry(&n);
 
-        for (i = 0; i < n; i++) {
-            if ((int)r[i]->args_kind == d->kind)
-                fprintf(f, " %s", r[i]->name);
+        for (i = 0; i < n && k < max; i++) {
+            if (r[i]->args == la->schema || r[i]->values == la->schema)
+                names[k++] = r[i]->name;
         }
     } else {
         const struct pred_def *const *r = pred_registry(&n);
 
-        for (i = 0; i < n; i++) {
-            if ((int)r[i]->args_kind == d->kind)
-                fprintf(f, " %s", r[i]->name);
+        for (i = 0; i < n && k < max; i++) {
+            if (r[i]->args == la->schema)
+                names[k++] = r[i]->name;
         }
     }
+    return k;
 }
 
 static void text_args(FILE *f)
 {
-    size_t i, j;
+    struct list_arg la[LIST_MAX_ARGS];
+    const char *users[64];
+    size_t i, j, n = list_args(la), nu;
 
     fprintf(f, "\nArguments\n");
-    for (i = 0; i < N_ARG_DOCS; i++) {
-        const struct list_arg_doc *d = &arg_docs[i];
+    for (i = 0; i < n; i++) {
+        const struct kpe_arg_schema *s = la[i].schema;
 
-        fprintf(f, "  %s (%s %s)\n      for:", d->title,
-                d->prio ? "priority" : "predicate",
-                d->policy_key ? "argument" : "values, not in an argument");
-        text_users(f, d);
+        fprintf(f, "  %s (%s %s)\n      for:", s->key,
+                la[i].prio ? "priority" : "predicate",
+                s->not_in_policy ? "values, not in an argument" : "argument");
+        nu = arg_users(&la[i], users, 64);
+        for (j = 0; j < nu; j++)
+            fprintf(f, " %s", users[j]);
         fputc('\n', f);
-        for (j = 0; j < LIST_MAX_KEYS && d->keys[j].key; j++)
-            fprintf(f, "      %s: %s, %s%s\n", d->keys[j].key, d->keys[j].type,
-                    d->keys[j].def ? "default " : "required",
-                    d->keys[j].def ? d->keys[j].def : "");
-        fprintf(f, "      %s\n", d->note);
+        for (j = 0; j < s->n_fields; j++)
+            fprintf(f, "      %s: %s, %s%s\n", s->fields[j].name,
+                    s->fields[j].type_doc,
+                    s->fields[j].def ? "default " : "required",
+                    s->fields[j].def ? s->fields[j].def : "");
+        fprintf(f, "      %s\n", s->note);
     }
 }
 
@@ -357,8 +293,8 @@ static void json_row(struct jsonw *w, const struct list_row *r, int prio)
     jsonw_key(w, "doc");
     jsonw_string(w, r->doc);
     jsonw_key(w, "argument");
-    if (r->arg && r->arg->policy_key)
-        jsonw_string(w, r->arg->policy_key);
+    if (r->arg && !r->arg->not_in_policy)
+        jsonw_string(w, r->arg->key);
     else
         jsonw_null(w);
     jsonw_key(w, "plugins");
@@ -390,62 +326,44 @@ static void json_row(struct jsonw *w, const struct list_row *r, int prio)
     jsonw_end_object(w);
 }
 
-/* The registry rows whose arguments a doc row describes. */
-static void json_users(struct jsonw *w, const struct list_arg_doc *d)
-{
-    size_t i, n;
-
-    jsonw_begin_array(w);
-    if (d->prio) {
-        const struct prio_def *const *r = prio_registry(&n);
-
-        for (i = 0; i < n; i++) {
-            if ((int)r[i]->args_kind == d->kind)
-                jsonw_string(w, r[i]->name);
-        }
-    } else {
-        const struct pred_def *const *r = pred_registry(&n);
-
-        for (i = 0; i < n; i++) {
-            if ((int)r[i]->args_kind == d->kind)
-                jsonw_string(w, r[i]->name);
-        }
-    }
-    jsonw_end_array(w);
-}
-
 static void json_args(struct jsonw *w)
 {
-    size_t i, j;
+    struct list_arg la[LIST_MAX_ARGS];
+    const char *users[64];
+    size_t i, j, n = list_args(la), nu;
 
     jsonw_begin_array(w);
-    for (i = 0; i < N_ARG_DOCS; i++) {
-        const struct list_arg_doc *d = &arg_docs[i];
+    for (i = 0; i < n; i++) {
+        const struct kpe_arg_schema *s = la[i].schema;
 
         jsonw_begin_object(w);
         jsonw_key(w, "for");
-        jsonw_string(w, d->prio ? "priority" : "predicate");
+        jsonw_string(w, la[i].prio ? "priority" : "predicate");
         jsonw_key(w, "title");
-        jsonw_string(w, d->title);
+        jsonw_string(w, s->key);
         jsonw_key(w, "policyKey");
-        jsonw_string(w, d->policy_key);
+        jsonw_string(w, s->not_in_policy ? NULL : s->key);
         jsonw_key(w, "usedBy");
-        json_users(w, d);
+        jsonw_begin_array(w);
+        nu = arg_users(&la[i], users, 64);
+        for (j = 0; j < nu; j++)
+            jsonw_string(w, users[j]);
+        jsonw_end_array(w);
         jsonw_key(w, "keys");
         jsonw_begin_array(w);
-        for (j = 0; j < LIST_MAX_KEYS && d->keys[j].key; j++) {
+        for (j = 0; j < s->n_fields; j++) {
             jsonw_begin_object(w);
             jsonw_key(w, "key");
-            jsonw_string(w, d->keys[j].key);
+            jsonw_string(w, s->fields[j].name);
             jsonw_key(w, "type");
-            jsonw_string(w, d->keys[j].type);
+            jsonw_string(w, s->fields[j].type_doc);
             jsonw_key(w, "default");
-            jsonw_string(w, d->keys[j].def);
+            jsonw_string(w, s->fields[j].def);
             jsonw_end_object(w);
         }
         jsonw_end_array(w);
         jsonw_key(w, "note");
-        jsonw_string(w, d->note);
+        jsonw_string(w, s->note);
         jsonw_end_object(w);
     }
     jsonw_end_array(w);

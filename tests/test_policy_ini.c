@@ -152,6 +152,7 @@ static void ini_should_carry_every_argument_kind(void **state)
 {
     struct err e;
     struct policy *p;
+    const struct policy_high_comm_arg *hc;
 
     (void)state;
     p = load_ini(
@@ -172,8 +173,10 @@ static void ini_should_carry_every_argument_kind(void **state)
         fail_msg("%s", e.msg);
     assert_true(p->always_check_all_predicates);
     assert_string_equal(p->doc.preds[1].name, "HostName");
-    assert_true(p->doc.preds[2].arg.has_high_comm);
-    assert_string_equal(p->doc.preds[2].arg.high_comm.pod_label, "gpu.job");
+    hc = kpe_args_get(&p->doc.preds[2].arg,
+                      pred_lookup("HighCommPodFilter")->args);
+    assert_non_null(hc);
+    assert_string_equal(hc->pod_label, "gpu.job");
     assert_string_equal(p->doc.extenders[0].url_prefix, "http://x/ ;b");
     assert_string_equal(p->preds[0].def->name, "CheckNodeCondition");
     assert_int_equal(p->n_prios, 1);

@@ -13,7 +13,7 @@
 #include "kube/kubeconfig.h"
 #include "server/file_watch.h"
 #include "server/serve_holds.h"
-#include "server/server.h"
+#include "server/http_server.h"
 #include "server/state.h"
 
 struct kube_client;

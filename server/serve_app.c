@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "kube/cache.h"
 #include "kube/client.h"
 #include "kube/json_writer.h"
 #include "policy/policy.h"
+#include "server/cluster_source.h"
 #include "server/extender.h"
 #include "server/feature_gates.h"
 #include "server/http.h"
@@ -471,79 +471,41 @@ static int load(struct server *s, struct serve_ctx *ctx, struct err *e)
     return 0;
 }
 
-static void kube_log(void *arg, int level, const char *msg)
-{
-    (void)arg;
-    if (level == KUBE_LOG_ERROR)
-        LOG_ERROR("%s", msg);
-    else if (level == KUBE_LOG_WARN)
-        LOG_WARN("%s", msg);
-    else
-        LOG_INFO("%s", msg);
-}
-
-/* Ready once the live cache has listed every kind; until then /readyz
- * says what the connection reports (e.g. "nodes: HTTP 401"). */
-static void *sync_main(void *arg)
-{
-    struct serve_ctx *ctx = arg;
-    struct kube_informers_status st;
-
-    while (!atomic_load(&ctx->sync_stop)) {
-        if (kube_cache_synced(ctx->cache)) {
-            srv_set_ready(ctx->srv, 1, NULL);
-            LOG_INFO("cluster cache synced: ready");
-            return NULL;
-        }
-        kube_cache_status(ctx->cache, &st);
-        srv_set_ready(ctx->srv, 0,
-                      st.last_error[0] ? st.last_error
-                                       : "waiting for the first list of "
-                                         "every watched kind");
-        usleep(100 * 1000);
-    }
-    return NULL;
-}
-
-/* --kubeconfig, --master or in-cluster: connect, start the informers. */
+/* --kubeconfig, --master or in-cluster: connect, start the informers and
+ * the watcher that marks the server ready once the cache has listed every
+ * kind; until then /readyz says what the connection reports (e.g.
+ * "nodes: HTTP 401"). */
 static int start_live(struct serve_ctx *ctx, struct server *s, struct err *e)
 {
-    const struct srv_options *o = &s->opts;
-    struct kube_conn_opts co = { o->kubeconfig, o->context, o->master, NULL };
-    struct kube_informer_opts io = { 0 };
-
-    if (kube_conn_resolve(&co, &ctx->conn, e) < 0)
-        return -1;
-    ctx->client = kube_client_new(&ctx->conn, NULL, e);
+    ctx->client = cluster_source_client(&s->opts, NULL, e);
     if (!ctx->client)
         return -1;
     ctx->cache = kube_cache_new(0, e);
     if (!ctx->cache)
         return -1;
-    io.log = kube_log;
-    if (kube_cache_start(ctx->cache, ctx->client, &io, e) < 0)
+    ctx->source.srv = s;
+    ctx->source.cache = ctx->cache;
+    ctx->source.poll_ms = 100;
+    if (cluster_source_start_informers(&ctx->source, ctx->client, NULL, e) < 0)
         return -1;
     ctx->holds.cache = ctx->cache;
-    if (pthread_create(&ctx->sync_thread, NULL, sync_main, ctx) != 0)
-        return err_set(e, "cannot start the cache sync watcher");
-    ctx->sync_running = true;
-    return 0;
+    return cluster_source_watch_sync(&ctx->source, e);
 }
 
 /* Where the cluster comes from: files, the API server, or nothing. */
-static int cluster_source(const struct srv_options *o, bool *live,
-                          struct err *e)
+static int pick_source(const struct srv_options *o, bool *live, struct err *e)
 {
-    bool api = o->kubeconfig || o->master || getenv("KUBERNETES_SERVICE_HOST");
+    bool conflict;
+    enum cluster_source_kind k = cluster_source_pick(o, &conflict);
 
     *live = false;
-    if (o->n_cluster_files && (o->kubeconfig || o->master))
+    if (conflict)
         return err_set(e, "--cluster serves a static snapshot; it cannot be "
                           "combined with --kubeconfig or --master");
-    if (o->n_cluster_files)
+    if (k == CLUSTER_SOURCE_FILES)
         return 0;
-    *live = api;
-    if (!api)
+    *live = k == CLUSTER_SOURCE_API;
+    if (!*live)
         LOG_WARN("no cluster source (--cluster, --kubeconfig, --master or "
                  "in-cluster): only requests with full Node objects can be "
                  "decided, and without the pods on them");
@@ -575,7 +537,7 @@ int serve_app_init(struct serve_ctx *ctx, struct server *s, struct err *e)
         return -1;
     srv_set_ready(s, 0, "policy and cluster not loaded");
     ctx->srv = s;
-    if (cluster_source(o, &live, e) < 0 || load(s, ctx, e) < 0)
+    if (pick_source(o, &live, e) < 0 || load(s, ctx, e) < 0)
         return -1;
     if (!live)
         srv_set_ready(s, 1, NULL);
@@ -591,11 +553,7 @@ int serve_app_init(struct serve_ctx *ctx, struct server *s, struct err *e)
 void serve_app_stop(struct serve_ctx *ctx)
 {
     file_watch_stop(&ctx->policy_watch);
-    if (ctx->sync_running) {
-        atomic_store(&ctx->sync_stop, true);
-        pthread_join(ctx->sync_thread, NULL);
-        ctx->sync_running = false;
-    }
+    cluster_source_stop(&ctx->source);
 }
 
 void serve_app_destroy(struct serve_ctx *ctx)
@@ -603,7 +561,6 @@ void serve_app_destroy(struct serve_ctx *ctx)
     serve_app_stop(ctx);
     kube_cache_free(ctx->cache);
     kube_client_free(ctx->client);
-    kube_conn_free(&ctx->conn);
     ctx->cache = NULL;
     ctx->client = NULL;
     if (ctx->ready)

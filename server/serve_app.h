@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 #include "kube/err.h"
-#include "kube/kubeconfig.h"
+#include "server/cluster_source.h"
 #include "server/file_watch.h"
 #include "server/serve_holds.h"
 #include "server/http_server.h"
@@ -23,13 +23,10 @@ struct serve_ctx {
     struct app app;
     /* The live source (--kubeconfig, --master, in-cluster), or NULL when
      * the cluster comes from --cluster files. */
-    struct kube_conn conn;
     struct kube_client *client;
     struct kube_cache *cache;
-    pthread_t sync_thread;
-    bool sync_running;
-    atomic_bool sync_stop;
-    int ready; /* app initialised */
+    struct cluster_source source; /* its informers and sync watcher */
+    int ready;                    /* app initialised */
     struct metrics_counter *reloads_ok;
     struct metrics_counter *reloads_failed;
     struct metrics_gauge *reload_time;

@@ -27,7 +27,7 @@
 #include "server/log.h"
 #include "server/options.h"
 #include "server/scheduler.h"
-#include "server/state.h"
+#include "server/engine_state.h"
 
 struct sched_flags {
     const char *scheduler_name;

@@ -35,7 +35,7 @@
 #include "server/evaluate.h"
 #include "server/metrics.h"
 #include "server/sched_queue.h"
-#include "server/state.h"
+#include "server/engine_state.h"
 
 #define SCHED_DEFAULT_NAME         "default-scheduler"
 #define SCHED_DEFAULT_BIND_WORKERS 16

@@ -1,10 +1,10 @@
 /*
- * serve_app.c: the extender application inside `serve`: the published
+ * extender_app.c: the extender application inside `serve`: the published
  * policy and cluster state, the extender verbs (filter, prioritize,
  * preempt), GET /policy, and the SIGHUP reload that keeps the running
  * policy when the new one is invalid.
  */
-#include "server/serve_app.h"
+#include "server/extender_app.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +25,7 @@
  * The cluster a request evaluates against: the live cache (read-locked
  * until cluster_release) or the state's static snapshot.
  */
-static const struct cluster *cluster_acquire(struct serve_ctx *ctx,
+static const struct cluster *cluster_acquire(struct extender_app *ctx,
                                              const struct app_state *st)
 {
     if (ctx->cache)
@@ -33,7 +33,7 @@ static const struct cluster *cluster_acquire(struct serve_ctx *ctx,
     return &st->cluster->cluster;
 }
 
-static void cluster_release(struct serve_ctx *ctx)
+static void cluster_release(struct extender_app *ctx)
 {
     if (ctx->cache)
         kube_cache_read_unlock(ctx->cache);
@@ -42,7 +42,7 @@ static void cluster_release(struct serve_ctx *ctx)
 static struct app_state *state_or_reply(struct server *s,
                                         struct srv_response *resp)
 {
-    struct serve_ctx *ctx = s->app;
+    struct extender_app *ctx = s->app;
     struct app_state *st = app_acquire(&ctx->app);
 
     if (!st)
@@ -51,7 +51,7 @@ static struct app_state *state_or_reply(struct server *s,
 }
 
 /* Predicate failures per predicate and nodes evaluated. */
-static void record_filter_stats(struct server *s, struct serve_ctx *ctx,
+static void record_filter_stats(struct server *s, struct extender_app *ctx,
                                 const struct ext_stats *stats)
 {
     size_t i;
@@ -74,7 +74,7 @@ static void record_filter_stats(struct server *s, struct serve_ctx *ctx,
 static void on_filter(struct server *s, const struct srv_request *req,
                       struct srv_response *resp, void *arg)
 {
-    struct serve_ctx *ctx = s->app;
+    struct extender_app *ctx = s->app;
     struct app_state *st = app_acquire(&ctx->app);
     struct ext_stats stats = { 0 };
     struct ext_decision dec = { NULL, NULL };
@@ -102,8 +102,9 @@ static void on_filter(struct server *s, const struct srv_request *req,
 }
 
 /* The scoring --score-scale asks for, with auto resolved by the policy. */
-static void prio_opts(const struct serve_ctx *ctx, const struct app_state *st,
-                      int scale, struct ext_prio_opts *o)
+static void prio_opts(const struct extender_app *ctx,
+                      const struct app_state *st, int scale,
+                      struct ext_prio_opts *o)
 {
     switch (scale) {
     case OPTS_SCORE_RAW:
@@ -131,7 +132,7 @@ static void prio_opts(const struct serve_ctx *ctx, const struct app_state *st,
 static void on_prioritize(struct server *s, const struct srv_request *req,
                           struct srv_response *resp, void *arg)
 {
-    struct serve_ctx *ctx = s->app;
+    struct extender_app *ctx = s->app;
     struct app_state *st = app_acquire(&ctx->app);
     struct ext_decision dec = { NULL, NULL };
     struct ext_prio_opts po;
@@ -171,7 +172,7 @@ static void on_prioritize(struct server *s, const struct srv_request *req,
 static void on_preempt(struct server *s, const struct srv_request *req,
                        struct srv_response *resp, void *arg)
 {
-    struct serve_ctx *ctx = s->app;
+    struct extender_app *ctx = s->app;
     struct app_state *st = state_or_reply(s, resp);
     const struct cluster *cl;
     struct err e = { "" };
@@ -199,7 +200,7 @@ static void on_preempt(struct server *s, const struct srv_request *req,
 static void on_bind(struct server *s, const struct srv_request *req,
                     struct srv_response *resp, void *arg)
 {
-    struct serve_ctx *ctx = s->app;
+    struct extender_app *ctx = s->app;
     struct ext_binding b = { NULL, NULL, NULL, NULL };
     struct err e = { "" };
     const char *error = NULL;
@@ -339,7 +340,7 @@ static char *cluster_debug_json(const struct cluster *c, size_t *len)
 static void on_debug_cache(struct server *s, const struct srv_request *req,
                            struct srv_response *resp, void *arg)
 {
-    struct serve_ctx *ctx = s->app;
+    struct extender_app *ctx = s->app;
     struct app_state *st = state_or_reply(s, resp);
     const struct cluster *cl;
     size_t len = 0;
@@ -358,7 +359,7 @@ static void on_debug_cache(struct server *s, const struct srv_request *req,
 
 /* Say which deployment shape the served policy fits and what stays unsafe
  * (the same words as `check`, shorter). */
-static void log_role(struct serve_ctx *ctx, const struct server *s)
+static void log_role(struct extender_app *ctx, const struct server *s)
 {
     struct app_state *st = app_acquire(&ctx->app);
     const struct policy_role *r;
@@ -402,7 +403,7 @@ static void log_role(struct serve_ctx *ctx, const struct server *s)
 
 static int on_reload(struct server *s, void *arg)
 {
-    struct serve_ctx *ctx = arg;
+    struct extender_app *ctx = arg;
     struct err e = { "" };
 
     if (app_reload_policy(&ctx->app, &e) < 0) {
@@ -419,7 +420,8 @@ static int on_reload(struct server *s, void *arg)
     return 0;
 }
 
-static int register_all(struct server *s, struct serve_ctx *ctx, struct err *e)
+static int register_all(struct server *s, struct extender_app *ctx,
+                        struct err *e)
 {
     ctx->reloads_ok = metrics_counter(s->metrics, "kpe_policy_reloads_total",
                                       "Policy loads and reloads by result.",
@@ -458,7 +460,7 @@ static int register_all(struct server *s, struct serve_ctx *ctx, struct err *e)
     return 0;
 }
 
-static int load(struct server *s, struct serve_ctx *ctx, struct err *e)
+static int load(struct server *s, struct extender_app *ctx, struct err *e)
 {
     if (!s->opts.policy_file)
         return err_set(e, "--policy is required (a Policy file, JSON or INI)");
@@ -475,7 +477,7 @@ static int load(struct server *s, struct serve_ctx *ctx, struct err *e)
  * the watcher that marks the server ready once the cache has listed every
  * kind; until then /readyz says what the connection reports (e.g.
  * "nodes: HTTP 401"). */
-static int start_live(struct serve_ctx *ctx, struct server *s, struct err *e)
+static int start_live(struct extender_app *ctx, struct server *s, struct err *e)
 {
     ctx->client = cluster_source_client(&s->opts, NULL, e);
     if (!ctx->client)
@@ -514,13 +516,13 @@ static int pick_source(const struct srv_options *o, bool *live, struct err *e)
 
 static void on_policy_file_change(void *arg)
 {
-    struct serve_ctx *ctx = arg;
+    struct extender_app *ctx = arg;
 
     LOG_INFO("policy file %s changed: reloading", ctx->srv->opts.policy_file);
     on_reload(ctx->srv, ctx);
 }
 
-int serve_app_init(struct serve_ctx *ctx, struct server *s, struct err *e)
+int extender_app_init(struct extender_app *ctx, struct server *s, struct err *e)
 {
     const struct srv_options *o = &s->opts;
 
@@ -550,15 +552,15 @@ int serve_app_init(struct serve_ctx *ctx, struct server *s, struct err *e)
     return 0;
 }
 
-void serve_app_stop(struct serve_ctx *ctx)
+void extender_app_stop(struct extender_app *ctx)
 {
     file_watch_stop(&ctx->policy_watch);
     cluster_source_stop(&ctx->source);
 }
 
-void serve_app_destroy(struct serve_ctx *ctx)
+void extender_app_destroy(struct extender_app *ctx)
 {
-    serve_app_stop(ctx);
+    extender_app_stop(ctx);
     kube_cache_free(ctx->cache);
     kube_client_free(ctx->client);
     ctx->cache = NULL;

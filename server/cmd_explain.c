@@ -17,7 +17,7 @@
 #include "server/cli.h"
 #include "server/evaluate.h"
 #include "server/feature_gates.h"
-#include "server/scheduler.h"
+#include "server/engine_fit_error.h"
 
 #define EXPLAIN_MAX_CLUSTER_FILES 64
 
@@ -129,7 +129,7 @@ static const char *fit_summary(struct arena *a, const struct eval_result *r)
         return NULL;
     if (r->n_nodes == 0)
         return "no nodes available to schedule pods";
-    return sched_fit_error(a, r);
+    return engine_fit_error(a, r);
 }
 
 /*

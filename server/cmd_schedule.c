@@ -19,6 +19,7 @@
 #include "kube/informer.h"
 #include "policy/policy.h"
 #include "server/cli.h"
+#include "server/cluster_source.h"
 #include "server/feature_gates.h"
 #include "server/file_watch.h"
 #include "server/http.h"
@@ -26,7 +27,7 @@
 #include "server/log.h"
 #include "server/options.h"
 #include "server/scheduler.h"
-#include "server/state.h"
+#include "server/engine_state.h"
 
 struct sched_flags {
     const char *scheduler_name;
@@ -237,40 +238,14 @@ struct sched_ctx {
     bool app_ready;
     struct kube_client *client, *eclient, *lclient;
     struct kube_cache *cache;
-    struct kube_informers *infs;
     struct scheduler sched;
     bool sched_ready;
     struct leader_elector le;
     char identity[320];
     struct server *srv;
     struct file_watch policy_watch;
-    pthread_t sync_thread;
-    bool sync_running;
-    atomic_bool sync_stop;
+    struct cluster_source source; /* informers' sync watcher */
 };
-
-static void kube_log(void *arg, int level, const char *msg)
-{
-    (void)arg;
-    if (level == KUBE_LOG_ERROR)
-        LOG_ERROR("%s", msg);
-    else if (level == KUBE_LOG_WARN)
-        LOG_WARN("%s", msg);
-    else
-        LOG_INFO("%s", msg);
-}
-
-static struct kube_client *client_new(const struct srv_options *o,
-                                      const struct kube_client_opts *co,
-                                      struct err *e)
-{
-    struct kube_conn_opts cop = { o->kubeconfig, o->context, o->master, NULL };
-    struct kube_conn conn;
-
-    if (kube_conn_resolve(&cop, &conn, e) < 0)
-        return NULL;
-    return kube_client_new(&conn, co, e);
-}
 
 static void on_started_leading(void *arg)
 {
@@ -313,31 +288,17 @@ static int start_leading(struct sched_ctx *c, struct err *e)
 }
 
 /* Readiness follows the first full list; then the scheduler may start
- * (kube-scheduler waits for the cache sync before leader election). */
-static void *sync_main(void *arg)
+ * (kube-scheduler waits for the cache sync before leader election). Runs
+ * on the sync watcher's thread. */
+static void on_synced(void *arg)
 {
     struct sched_ctx *c = arg;
-    struct kube_informers_status st;
     struct err e = { "" };
 
-    while (!atomic_load(&c->sync_stop)) {
-        if (kube_cache_synced(c->cache)) {
-            srv_set_ready(c->srv, 1, NULL);
-            LOG_INFO("cluster cache synced: ready");
-            if (start_leading(c, &e) < 0) {
-                LOG_ERROR("%s", e.msg);
-                srv_stop(c->srv);
-            }
-            return NULL;
-        }
-        kube_informers_status(c->infs, &st);
-        srv_set_ready(c->srv, 0,
-                      st.last_error[0] ? st.last_error
-                                       : "waiting for the first list of "
-                                         "every watched kind");
-        usleep(50 * 1000);
+    if (start_leading(c, &e) < 0) {
+        LOG_ERROR("%s", e.msg);
+        srv_stop(c->srv);
     }
-    return NULL;
 }
 
 static int on_reload(struct server *s, void *arg)
@@ -370,7 +331,7 @@ static int check_options(const struct sched_ctx *c, struct err *e)
         return err_set(e, "--cluster is a static snapshot: schedule needs "
                           "a live API server (--kubeconfig, --master or "
                           "in-cluster)");
-    if (!o->kubeconfig && !o->master && !getenv("KUBERNETES_SERVICE_HOST"))
+    if (cluster_source_pick(o, NULL) != CLUSTER_SOURCE_API)
         return err_set(e, "no API server: give --kubeconfig or --master "
                           "(or run in-cluster)");
     if (c->f.leader_elect) {
@@ -391,7 +352,6 @@ static int setup(struct sched_ctx *c, struct err *e)
 {
     struct kube_client_opts co = { 0 }, lo = { 0 };
     struct sched_options so = { 0 };
-    struct kube_informer_opts io = { 0 };
     struct kube_informer_sink sink;
     unsigned gates = 0;
 
@@ -412,9 +372,9 @@ static int setup(struct sched_ctx *c, struct err *e)
         lo.request_timeout_ms = 1000;
     lo.connect_timeout_ms = lo.request_timeout_ms;
     lo.user_agent = "kube-policy-extender/leader-election";
-    if (!(c->client = client_new(&c->o, &co, e)) ||
-        !(c->eclient = client_new(&c->o, &co, e)) ||
-        !(c->lclient = client_new(&c->o, &lo, e)) ||
+    if (!(c->client = cluster_source_client(&c->o, &co, e)) ||
+        !(c->eclient = cluster_source_client(&c->o, &co, e)) ||
+        !(c->lclient = cluster_source_client(&c->o, &lo, e)) ||
         !(c->cache = kube_cache_new(0, e)))
         return err_prefix(e, "API server: ");
     so.scheduler_name = c->f.scheduler_name;
@@ -431,14 +391,16 @@ static int setup(struct sched_ctx *c, struct err *e)
     if (sched_start(&c->sched, e) < 0)
         return -1;
     sched_sink(&c->sched, &sink);
-    io.log = kube_log;
-    io.kinds = KUBE_KINDS_ALL;
-    if (kube_informers_start(c->client, &sink, &io, &c->infs, e) < 0)
+    c->source.srv = c->srv;
+    c->source.cache = c->cache;
+    c->source.poll_ms = 50;
+    c->source.on_synced = on_synced;
+    c->source.arg = c;
+    if (cluster_source_start_informers(&c->source, c->client, &sink, e) < 0)
         return err_prefix(e, "API server: ");
     srv_set_ready(c->srv, 0, "waiting for the first list of every kind");
-    if (pthread_create(&c->sync_thread, NULL, sync_main, c) != 0)
-        return err_set(e, "cannot start the cache sync watcher");
-    c->sync_running = true;
+    if (cluster_source_watch_sync(&c->source, e) < 0)
+        return -1;
     c->srv->reload = on_reload;
     c->srv->reload_arg = c;
     if (file_watch_start(&c->policy_watch, c->o.policy_file,
@@ -454,14 +416,11 @@ static int setup(struct sched_ctx *c, struct err *e)
 static void teardown(struct sched_ctx *c)
 {
     file_watch_stop(&c->policy_watch);
-    if (c->sync_running) {
-        atomic_store(&c->sync_stop, true);
-        pthread_join(c->sync_thread, NULL);
-    }
+    cluster_source_stop(&c->source);
     if (c->sched_ready)
         sched_stop(&c->sched);
     leader_stop(&c->le);
-    kube_informers_stop(c->infs);
+    kube_informers_stop(c->source.infs);
     srv_free(c->srv);
     if (c->sched_ready)
         sched_destroy(&c->sched);

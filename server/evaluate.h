@@ -1,8 +1,9 @@
 /*
- * evaluate.h: one pod against a list of nodes under a policy — filter every
- * node, then score the feasible ones — as a v1.22 scheduling cycle does up
- * to host selection. Shared by explain, the extender verbs and the
- * standalone scheduler.
+ * evaluate.h: one pod against a list of nodes under a policy — filter the
+ * nodes, then score the feasible ones — as a v1.22 scheduling cycle does up
+ * to host selection (engine_select.h picks the host). The one filter loop
+ * (eval_filter) and the one filter-then-score evaluator, shared by
+ * explain, the extender verbs and the standalone scheduler.
  */
 #ifndef SERVER_EVALUATE_H
 #define SERVER_EVALUATE_H
@@ -51,6 +52,22 @@ struct eval_result {
  * a. Returns 0, or -1 with e set when a plugin fails internally (the pod
  * cannot be decided now).
  */
+/*
+ * findNodesThatPassFilters of v1.22, one node at a time: filter nodes[0..n)
+ * of cluster c with plan, starting at nodes[start % n] and wrapping
+ * around, until `want` nodes fit or every node was tried. out->nodes holds
+ * the nodes tried in the order tried (out->n_nodes of them), out->feasible
+ * those that fit, in the same order (room for at most `want`). A prefilter
+ * rejection tries every node from nodes[0], each carrying the rejection,
+ * and sets *rejected (may be NULL). Everything is allocated from a.
+ * Returns 0, or -1 with e set on a plugin's internal error (out->n_nodes
+ * then counts the nodes tried before it).
+ */
+int eval_filter(const struct pred_plan *plan, const struct kube_pod *pod,
+                const struct cluster *c, const struct node_info *const *nodes,
+                size_t n, size_t start, size_t want, struct arena *a,
+                struct eval_result *out, bool *rejected, struct err *e);
+
 int evaluate_pod(const struct eval_plans *plans, const struct kube_pod *pod,
                  const struct cluster *c, const struct node_info *const *nodes,
                  size_t n, unsigned what, struct arena *a,

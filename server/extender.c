@@ -21,7 +21,7 @@
 #include "kube/parse.h"
 #include "policy/policy.h"
 #include "server/log.h"
-#include "server/scheduler.h"
+#include "server/engine_select.h"
 
 /* Go's decoder: an exact key match wins, else the first case-folded one. */
 static const cJSON *member(const cJSON *obj, const char *key)
@@ -570,7 +570,7 @@ char *ext_prioritize(const struct eval_plans *plans, const struct cluster *cl,
         }
         if (o->single_top)
             top =
-                (int)sched_select_host(r.prio.totals, r.n_feasible, tie_rng());
+                (int)engine_select_host(r.prio.totals, r.n_feasible, tie_rng());
     }
     if (dec) {
         dec->pod = arena_pod_copy(a, &x.pod);

@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "kube/err.h"
-#include "server/server.h"
+#include "server/http_server.h"
 
 /*
  * Memory per request: its arena (the body's copy, the parse, evaluation)

@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "server/log.h"
-#include "server/server.h"
+#include "server/http_server.h"
 
 struct srv_conn {
     struct srv_conn *older, *newer;
@@ -337,7 +337,7 @@ static void on_conn_close(struct evhttp_connection *evcon, void *arg)
     size_t out = evbuffer_get_length(bufferevent_get_output(k->bev));
 
     (void)evcon;
-    /* An answer still unwritten gets no on_complete (see http.c). */
+    /* An answer still unwritten gets no on_complete (see http_response.c). */
     if (out != 0)
         (*k->owner->busy)--;
     atomic_fetch_sub(&s->mem.used, (long long)(out + k->in_held));

@@ -8,8 +8,8 @@
  * written) counted in the server's memory in flight, and reading paused
  * while that is over --max-inflight-bytes.
  *
- * Used by server/http.c only. Each worker owns one struct srv_conns and
- * calls everything from its own thread; the totals are atomics in struct
+ * Used by the server/http_*.c files only. Each worker owns one struct srv_conns
+ * and calls everything from its own thread; the totals are atomics in struct
  * server, shared by the workers.
  */
 #ifndef SERVER_HTTP_CONNS_H
@@ -42,7 +42,8 @@ struct srv_linger;
  * input but the bufferevent keeps reading it: a client that never reads
  * its answers and keeps pipelining would grow that buffer without bound.
  * Reading stops once this much is buffered and resumes when the reply has
- * been written (http.c: send_response, on_complete).
+ * been written (http_response.c: srv_send_response; http_keepalive.c:
+ * srv_on_complete).
  */
 #define SRV_PIPELINE_READ_LIMIT (64 << 10)
 /*

@@ -13,6 +13,12 @@
  * own, so events keep pace with binds). Only the
  * leader schedules (sched_set_active); standbys keep their cache and queue
  * warm.
+ *
+ * The parts, one concept each: sched_sink.c (watch events to queue moves),
+ * sched_pod.c, sched_signature.c, sched_queue.c, sched_loop.c (the
+ * scheduling thread), sched_cycle.c (scheduleOne), sched_nodes_to_score.c,
+ * sched_bind.c (binders), sched_fail.c (recordSchedulingFailure),
+ * sched_events.c, sched_metrics.c; scheduler.c ties their life cycles.
  */
 #ifndef SERVER_SCHEDULER_H
 #define SERVER_SCHEDULER_H
@@ -29,13 +35,12 @@
 #include "server/evaluate.h"
 #include "server/metrics.h"
 #include "server/sched_queue.h"
-#include "server/state.h"
+#include "server/engine_state.h"
 
 #define SCHED_DEFAULT_NAME         "default-scheduler"
 #define SCHED_DEFAULT_BIND_WORKERS 16
 #define SCHED_EVENT_QUEUE          1000  /* client-go's maxQueuedEvents */
 #define SCHED_ASSUMED_TTL          900.0 /* durationToExpireAssumedPod */
-#define SCHED_MESSAGE_LIMIT        1024  /* validation.NoteLengthLimit */
 
 /* The message of a node-less cluster (core.ErrNoNodesAvailable). */
 #define SCHED_NO_NODES "no nodes available to schedule pods"
@@ -58,7 +63,15 @@ struct sched_options {
 
 struct sched_bind_job;
 struct sched_event;
+struct sched_node_sig;
 struct scheduler;
+
+/* How a scheduling attempt ended (the attempts metrics' result label). */
+enum sched_result {
+    SCHED_RESULT_SCHEDULED,
+    SCHED_RESULT_UNSCHEDULABLE,
+    SCHED_RESULT_ERROR
+};
 
 /* The argument of a queue-depth gauge. */
 struct sched_depth {
@@ -152,55 +165,5 @@ void sched_destroy(struct scheduler *s);
 
 /* Pods waiting in a queue state (locks the queue). */
 size_t sched_pending(struct scheduler *s, enum sched_qstate st);
-
-/*
- * FitError.Error() of v1.22: "0/N nodes are available: " then every
- * failure reason over all nodes counted, as "COUNT REASON" strings sorted
- * bytewise and joined with ", ", then ".". Allocated from a.
- */
-char *sched_fit_error(struct arena *a, const struct eval_result *r);
-
-/*
- * selectHost of v1.22: the index of the highest total in totals[0..n)
- * (n > 0), one of several equal ones uniformly at random (reservoir
- * sampling with *rng, a splitmix64 state).
- */
-size_t sched_select_host(const int64_t *totals, size_t n, uint64_t *rng);
-
-/* minFeasibleNodesToFind and minFeasibleNodesPercentageToFind of v1.22. */
-#define SCHED_MIN_FEASIBLE_NODES    100
-#define SCHED_MIN_FEASIBLE_PERCENT  5
-#define SCHED_BASE_PERCENT_TO_SCORE 50
-
-/*
- * numFeasibleNodesToFind of v1.22: how many feasible nodes, once found,
- * end the search among n_all nodes. percentage is
- * percentageOfNodesToScore: 0 (or less) adapts it to the cluster size
- * (50 - n_all/125, at least 5); 100 or more means every node. Never
- * fewer than 100 nodes, unless the cluster is smaller.
- */
-size_t sched_num_feasible_nodes_to_find(int percentage, size_t n_all);
-
-/*
- * findNodesThatPassFilters of v1.22, one node at a time: filter
- * nodes[0..n) (n > 0) of cluster c with plan, starting at *next_start and
- * wrapping around, until sched_num_feasible_nodes_to_find(percentage, n)
- * nodes fit or every node was tried; then advance *next_start by the
- * number of nodes tried (modulo n). A prefilter rejection marks every
- * node and leaves *next_start alone. out->nodes holds the nodes tried in
- * the order tried (all n when none fits, so sched_fit_error counts them
- * all); out->feasible the nodes that fit, in the same order. Everything
- * is allocated from a. Returns 0, or -1 with e set on a plugin's internal
- * error (*next_start still advances over the nodes tried before it).
- */
-int sched_find_feasible(const struct pred_plan *plan,
-                        const struct kube_pod *pod, const struct cluster *c,
-                        const struct node_info *const *nodes, size_t n,
-                        int percentage, size_t *next_start, struct arena *a,
-                        struct eval_result *out, struct err *e);
-
-/* truncateMessage: at most SCHED_MESSAGE_LIMIT bytes, ending " ..." when
- * cut. Returns msg or a copy in a. */
-const char *sched_truncate_message(struct arena *a, const char *msg);
 
 #endif

@@ -19,7 +19,7 @@
 
 #include "policy/policy.h"
 #include "server/extender.h"
-#include "server/state.h"
+#include "server/engine_state.h"
 
 #define CLUSTER "deploy/demo/cluster.json"
 #define NAMES   "[\"rdma-1\",\"rdma-2\",\"general-1\",\"gpu-1\",\"cordoned-1\"]"

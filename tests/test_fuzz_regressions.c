@@ -21,7 +21,7 @@
 #include "policy/policy.h"
 #include "server/evaluate.h"
 #include "server/extender.h"
-#include "server/state.h"
+#include "server/engine_state.h"
 
 /* Bytes of a string literal, without its terminating NUL. */
 #define BYTES(s) s, sizeof(s) - 1

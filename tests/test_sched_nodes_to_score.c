@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "policy/policy.h"
+#include "server/engine_fit_error.h"
+#include "server/sched_nodes_to_score.h"
 #include "server/scheduler.h"
 #include "tests/support/pred_fixtures.h"
 
@@ -242,7 +244,7 @@ static void find_feasible_should_try_every_node_when_none_fits(void **state)
     assert_int_equal(r.n_feasible, 0);
     assert_int_equal(r.n_nodes, 150);
     assert_int_equal(next, 37);
-    msg = sched_fit_error(&f.a, &r);
+    msg = engine_fit_error(&f.a, &r);
     assert_non_null(msg);
     assert_string_equal(msg,
                         "0/150 nodes are available: 150 " TAINT_REASON ".");
@@ -268,7 +270,7 @@ static void find_feasible_should_keep_the_start_on_prefilter_reject(void **s)
     assert_int_equal(r.n_feasible, 0);
     assert_int_equal(r.n_nodes, 120);
     assert_int_equal(next, 12);
-    msg = sched_fit_error(&f.a, &r);
+    msg = engine_fit_error(&f.a, &r);
     assert_non_null(msg);
     assert_string_equal(msg, "0/120 nodes are available: 120 "
                              "persistentvolumeclaim \"missing\" not found.");

@@ -19,6 +19,9 @@
 #include "kube/json_arena.h"
 #include "kube/parse.h"
 #include "server/metrics.h"
+#include "server/engine_fit_error.h"
+#include "server/engine_select.h"
+#include "server/sched_fail.h"
 #include "server/scheduler.h"
 
 /* ---- FitError ---- */
@@ -96,7 +99,7 @@ static void fit_error_should_count_and_sort_reasons(void **state)
             nodes[i].verdict.n_failures = nr->feasible ? 0 : 1;
             nodes[i].verdict.failures = &fails[i];
         }
-        got = sched_fit_error(&a, &r);
+        got = engine_fit_error(&a, &r);
         if (!got || strcmp(got, fit_cases[c].want))
             fail_msg("%s: got \"%s\"\nwant \"%s\"", fit_cases[c].name,
                      got ? got : "(null)", fit_cases[c].want);
@@ -123,7 +126,7 @@ static void select_host_should_take_the_best_total(void **state)
     (void)state;
     for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         uint64_t rng = 42;
-        size_t got = sched_select_host(cases[i].totals, cases[i].n, &rng);
+        size_t got = engine_select_host(cases[i].totals, cases[i].n, &rng);
 
         if (got != cases[i].want)
             fail_msg("%s: picked %zu, want %zu", cases[i].name, got,
@@ -141,15 +144,15 @@ static void select_host_should_spread_ties_and_repeat_with_a_seed(void **state)
 
     (void)state;
     for (i = 0; i < 3000; i++)
-        count[sched_select_host(totals, 6, &rng)]++;
+        count[engine_select_host(totals, 6, &rng)]++;
     assert_int_equal(count[0] + count[2] + count[5], 0);
     for (i = 0; i < 6; i++) {
         if (totals[i] == 9 && (count[i] < 800 || count[i] > 1200))
             fail_msg("node %zu chosen %zu times of 3000", i, count[i]);
     }
     for (i = 0; i < 100; i++)
-        assert_int_equal(sched_select_host(totals, 6, &r1),
-                         sched_select_host(totals, 6, &r2));
+        assert_int_equal(engine_select_host(totals, 6, &r1),
+                         engine_select_host(totals, 6, &r2));
 }
 
 static void truncate_should_cap_messages_at_the_note_limit(void **state)

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "server/serve_app.h"
+#include "server/extender_app.h"
 #include "kube/json_arena.h"
 #include "tests/support/server_harness.h"
 
@@ -34,7 +34,7 @@
 
 struct fixture {
     struct harness h;
-    struct serve_ctx ctx;
+    struct extender_app ctx;
     char policy[256];
     char dir[64];
 };
@@ -71,8 +71,8 @@ static int setup(void **state)
     copy_file("tests/data/extender/policy.json", f->policy);
     args[1] = f->policy;
     harness_new(&f->h, args);
-    if (serve_app_init(&f->ctx, f->h.srv, &e) < 0)
-        fail_msg("serve_app_init: %s", e.msg);
+    if (extender_app_init(&f->ctx, f->h.srv, &e) < 0)
+        fail_msg("extender_app_init: %s", e.msg);
     harness_start(&f->h);
     *state = f;
     return 0;
@@ -82,9 +82,9 @@ static int teardown(void **state)
 {
     struct fixture *f = *state;
 
-    serve_app_stop(&f->ctx);
+    extender_app_stop(&f->ctx);
     harness_free(&f->h);
-    serve_app_destroy(&f->ctx);
+    extender_app_destroy(&f->ctx);
     unlink(f->policy);
     rmdir(f->dir);
     free(f);

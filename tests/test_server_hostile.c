@@ -21,26 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tests/support/server_harness.h"
-
-/* A verb handler that answers with the body it received. */
-static void echo(struct server *s, const struct srv_request *req,
-                 struct srv_response *r, void *arg)
-{
-    (void)s;
-    (void)arg;
-    srv_reply(r, 200, "application/octet-stream", req->body, req->body_len);
-}
-
-static void start(struct harness *h, const char *const *args)
-{
-    struct err e = { "" };
-
-    harness_new(h, args);
-    if (srv_register_verb(h->srv, "filter", echo, NULL, &e) != 0)
-        fail_msg("%s", e.msg);
-    harness_start(h);
-}
+#include "tests/support/echo_server.h"
 
 static double now_ms(void)
 {
@@ -140,7 +121,7 @@ static void pipelining_without_reading_should_stop_the_reads(void **state)
     int fd;
 
     (void)state;
-    start(&h, NULL);
+    echo_server_start(&h, NULL);
     memset(body, 'x', big);
     while (batch + sizeof(small) < (64u << 10)) {
         memcpy(many + batch, small, sizeof(small) - 1);
@@ -197,7 +178,7 @@ static void head_should_send_headers_without_a_body(void **state)
     int closed;
 
     (void)state;
-    start(&h, NULL);
+    echo_server_start(&h, NULL);
     out = exchange(&h,
                    "HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
                    "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
@@ -224,7 +205,7 @@ static void connect_should_be_answered_and_closed(void **state)
     int closed;
 
     (void)state;
-    start(&h, NULL);
+    echo_server_start(&h, NULL);
     t0 = now_ms();
     out = exchange(&h,
                    "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n"
@@ -264,7 +245,7 @@ static void ambiguous_content_length_should_get_400_and_close(void **state)
     size_t i;
 
     (void)state;
-    start(&h, NULL);
+    echo_server_start(&h, NULL);
     for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         int closed;
         char *out = exchange(&h, cases[i].raw, 2000, &closed);
@@ -289,7 +270,7 @@ static void declared_length_above_the_cap_should_get_413_at_once(void **state)
     int closed;
 
     (void)state;
-    start(&h, args);
+    echo_server_start(&h, args);
     out = exchange(&h,
                    "POST /filter HTTP/1.1\r\nHost: x\r\n"
                    "Content-Length: 1073741824\r\n\r\n",
@@ -362,7 +343,7 @@ static void idle_connections_should_not_lock_out_valid_requests(void **state)
     char url[256];
 
     (void)state;
-    start(&h, args);
+    echo_server_start(&h, args);
     for (i = 0; i < N_IDLE; i++) {
         fds[i] = dial(&h); /* beyond the cap they wait in the backlog */
         if (i == 20)
@@ -411,7 +392,7 @@ static void stalled_bodies_should_stay_within_the_memory_cap(void **state)
 
     (void)state;
     memset(part, 'x', PART);
-    start(&h, args);
+    echo_server_start(&h, args);
     for (i = 0; i < N; i++) {
         int n = snprintf(head, sizeof(head),
                          "POST /filter HTTP/1.1\r\nHost: x\r\n"

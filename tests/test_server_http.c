@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 
 #include "server/version.h"
-#include "tests/support/server_harness.h"
+#include "tests/support/echo_server.h"
 
 static char *url_of(struct harness *h, const char *path)
 {
@@ -27,27 +27,6 @@ static char *url_of(struct harness *h, const char *path)
     return buf;
 }
 
-/* A verb handler that answers with the body it received. */
-static void echo(struct server *s, const struct srv_request *req,
-                 struct srv_response *r, void *arg)
-{
-    (void)s;
-    (void)arg;
-    assert_int_equal(strlen(req->body) <= req->body_len, 1);
-    assert_int_equal(req->body[req->body_len], '\0');
-    srv_reply(r, 200, "application/octet-stream", req->body, req->body_len);
-}
-
-static void start(struct harness *h, const char *const *args)
-{
-    struct err e = { "" };
-
-    harness_new(h, args);
-    if (srv_register_verb(h->srv, "filter", echo, NULL, &e) != 0)
-        fail_msg("%s", e.msg);
-    harness_start(h);
-}
-
 static void builtin_routes_should_answer(void **state)
 {
     struct harness h;
@@ -55,7 +34,7 @@ static void builtin_routes_should_answer(void **state)
     cJSON *v;
 
     (void)state;
-    start(&h, NULL);
+    echo_server_start(&h, NULL);
     assert_int_equal(http_once("GET", url_of(&h, "/healthz"), NULL, 0, &r),
                      CURLE_OK);
     assert_int_equal(r.status, 200);
@@ -84,7 +63,7 @@ static void readyz_should_follow_the_ready_flag(void **state)
     struct http_result r;
 
     (void)state;
-    start(&h, NULL);
+    echo_server_start(&h, NULL);
     srv_set_ready(h.srv, 0, "policy not loaded");
     http_once("GET", url_of(&h, "/readyz"), NULL, 0, &r);
     assert_int_equal(r.status, 503);
@@ -149,7 +128,7 @@ static void metrics_should_count_requests_per_route_and_code(void **state)
     int i;
 
     (void)state;
-    start(&h, NULL);
+    echo_server_start(&h, NULL);
     for (i = 0; i < 3; i++) {
         http_once("GET", url_of(&h, "/healthz"), NULL, 0, &r);
         http_result_free(&r);
@@ -204,7 +183,7 @@ static void routing_errors_should_use_the_right_status(void **state)
     size_t i;
 
     (void)state;
-    start(&h, args);
+    echo_server_start(&h, args);
     for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const struct route_case *c = &cases[i];
         struct http_result r;
@@ -233,7 +212,7 @@ static void oversized_body_should_get_413(void **state)
 
     (void)state;
     memset(body, 'x', sizeof(body));
-    start(&h, args);
+    echo_server_start(&h, args);
     http_once("POST", url_of(&h, "/filter"), body, sizeof(body), &r);
     assert_int_equal(r.status, 413);
     http_result_free(&r);
@@ -255,7 +234,7 @@ static void oversized_headers_should_be_refused(void **state)
     CURL *c = curl_easy_init();
 
     (void)state;
-    start(&h, args);
+    echo_server_start(&h, args);
     snprintf(big, sizeof(big), "X-Big: %03000d", 7);
     hdr = curl_slist_append(hdr, big);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
@@ -279,7 +258,7 @@ static void verb_should_receive_the_body_intact(void **state)
     (void)state;
     for (i = 0; i < n; i++)
         body[i] = (char)(i * 7 + 3); /* includes NUL bytes */
-    start(&h, NULL);
+    echo_server_start(&h, NULL);
     http_once("POST", url_of(&h, "/filter"), body, n, &r);
     assert_int_equal(r.status, 200);
     assert_int_equal(r.len, n);
@@ -302,7 +281,7 @@ static void keepalive_should_reuse_one_connection(void **state)
     int i;
 
     (void)state;
-    start(&h, NULL);
+    echo_server_start(&h, NULL);
     for (i = 0; i < 5; i++) {
         const char *body = i % 2 ? "{\"a\":1}" : "{}";
 
@@ -353,7 +332,7 @@ static void concurrent_clients_should_all_be_served(void **state)
     int i;
 
     (void)state;
-    start(&h, NULL);
+    echo_server_start(&h, NULL);
     for (i = 0; i < 8; i++) {
         cl[i] = (struct client){ &h, i, 0 };
         pthread_create(&t[i], NULL, client_main, &cl[i]);
@@ -373,7 +352,7 @@ static void listener_should_set_tcp_nodelay(void **state)
     socklen_t vl = sizeof(v);
 
     (void)state;
-    start(&h, NULL);
+    echo_server_start(&h, NULL);
     assert_int_equal(
         getsockopt(h.srv->listen_fd, IPPROTO_TCP, TCP_NODELAY, &v, &vl), 0);
     assert_int_equal(v, 1);
@@ -386,16 +365,20 @@ static void registration_should_reject_duplicates_and_bad_verbs(void **state)
     struct err e = { "" };
 
     (void)state;
-    start(&h, NULL);
+    echo_server_start(&h, NULL);
     harness_free(&h);
     harness_new(&h, NULL);
-    assert_int_equal(srv_register_verb(h.srv, "bind", echo, NULL, &e), 0);
-    assert_int_equal(srv_register_verb(h.srv, "bind", echo, NULL, &e), -1);
+    assert_int_equal(
+        srv_register_verb(h.srv, "bind", echo_server_handler, NULL, &e), 0);
+    assert_int_equal(
+        srv_register_verb(h.srv, "bind", echo_server_handler, NULL, &e), -1);
     assert_string_equal(e.msg, "route \"/bind\": already registered");
-    assert_int_equal(srv_register_verb(h.srv, "a/b", echo, NULL, &e), -1);
+    assert_int_equal(
+        srv_register_verb(h.srv, "a/b", echo_server_handler, NULL, &e), -1);
     assert_string_equal(e.msg, "verb \"a/b\": want a name without '/'");
     harness_start(&h);
-    assert_int_equal(srv_register_verb(h.srv, "late", echo, NULL, &e), -1);
+    assert_int_equal(
+        srv_register_verb(h.srv, "late", echo_server_handler, NULL, &e), -1);
     assert_string_equal(e.msg, "route \"/late\": server already started");
     harness_free(&h);
 }

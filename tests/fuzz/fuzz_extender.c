@@ -16,7 +16,7 @@
 #include "kube/err.h"
 #include "kube/json_arena.h"
 #include "server/extender.h"
-#include "server/state.h"
+#include "server/engine_state.h"
 #include "tests/fuzz/fuzz_support.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

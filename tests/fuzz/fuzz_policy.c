@@ -19,7 +19,7 @@
 #include "kube/snapshot_file.h"
 #include "policy/policy.h"
 #include "server/evaluate.h"
-#include "server/state.h"
+#include "server/engine_state.h"
 #include "tests/fuzz/fuzz_support.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -1,11 +1,13 @@
 /*
- * state.h: what a request reads — the loaded policy and the cluster
- * snapshot — published as one immutable, reference-counted struct. A
- * reload builds a complete new state and swaps the pointer; requests in
- * flight finish on the state they started with.
+ * engine_state.h: the state the evaluator works from (struct app), what a
+ * request or a scheduling cycle reads — the loaded policy, its plans and
+ * the cluster snapshot — published as one immutable, reference-counted
+ * struct. A reload builds a complete new state and swaps the pointer;
+ * requests in flight finish on the state they started with. Shared by
+ * serve (extender_app.c) and schedule (scheduler.h).
  */
-#ifndef SERVER_STATE_H
-#define SERVER_STATE_H
+#ifndef SERVER_ENGINE_STATE_H
+#define SERVER_ENGINE_STATE_H
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -1,7 +1,8 @@
 /*
- * state.c: the published policy + cluster state (see state.h).
+ * engine_state.c: the published policy + cluster state (see
+ * engine_state.h).
  */
-#include "server/state.h"
+#include "server/engine_state.h"
 
 #include <stdlib.h>
 #include <string.h>

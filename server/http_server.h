@@ -1,10 +1,10 @@
 /*
- * server.h: struct server, the state every part of the extender server
+ * http_server.h: struct server, the state every part of the HTTP server
  * shares: options, readiness, the reload hook, metrics and the HTTP
- * machinery (server/http.c). Passed as the handlers' context.
+ * machinery (server/http*.c). Passed as the handlers' context.
  */
-#ifndef SERVER_SERVER_H
-#define SERVER_SERVER_H
+#ifndef SERVER_HTTP_SERVER_H
+#define SERVER_HTTP_SERVER_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -64,7 +64,7 @@ struct server {
     /* The application's state (policy, cluster), for its handlers. */
     void *app;
 
-    /* Below: owned by server/http.c. */
+    /* Below: owned by server/http*.c. */
     struct srv_route routes[SRV_MAX_ROUTES];
     size_t n_routes;
     struct srv_route unmatched; /* metrics for 404s */
@@ -86,7 +86,7 @@ struct server {
     struct metrics_counter *conns_shed;
     /* Memory of requests in flight: bytes received and not yet answered,
      * request arenas and answers being built or written, against
-     * --max-inflight-bytes (server/http.c, server/http_conns.c). */
+     * --max-inflight-bytes (server/http_body.c, server/http_conns.c). */
     struct arena_budget mem;
     atomic_llong mem_receiving; /* the part of mem.used still being read:
                                  * at most half of the cap (the rest is

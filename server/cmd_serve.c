@@ -1,6 +1,6 @@
 /*
- * serve.c: the `serve` subcommand: parse the options (flags and --config),
- * configure logging, set up the extender application (serve_app.c) and
+ * cmd_serve.c: the `serve` subcommand: parse the options (flags and --config),
+ * configure logging, set up the extender application (extender_app.c) and
  * run until SIGTERM/SIGINT.
  */
 #include <stdio.h>
@@ -11,13 +11,13 @@
 #include "server/http.h"
 #include "server/log.h"
 #include "server/options.h"
-#include "server/serve_app.h"
+#include "server/extender_app.h"
 
 int cli_serve(int argc, char **argv)
 {
     struct srv_options o;
     struct server *s = NULL;
-    struct serve_ctx ctx;
+    struct extender_app ctx;
     struct arena a;
     struct err e = { "" };
     int rc = 1;
@@ -42,7 +42,7 @@ int cli_serve(int argc, char **argv)
                   o.verbosity);
     memset(&ctx, 0, sizeof(ctx));
     s = srv_new(&o, &e);
-    if (!s || serve_app_init(&ctx, s, &e) < 0 || srv_start(s, &e) != 0)
+    if (!s || extender_app_init(&ctx, s, &e) < 0 || srv_start(s, &e) != 0)
         goto out;
     /* Only once the port is bound: a taken port is the first complaint. */
     LOG_INFO("serving policy %s over %zu cluster file(s)", o.policy_file,
@@ -53,9 +53,9 @@ int cli_serve(int argc, char **argv)
 out:
     if (rc)
         LOG_ERROR("%s", e.msg);
-    serve_app_stop(&ctx);
+    extender_app_stop(&ctx);
     srv_free(s);
-    serve_app_destroy(&ctx);
+    extender_app_destroy(&ctx);
     arena_destroy(&a);
     return rc;
 }

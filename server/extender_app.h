@@ -1,35 +1,32 @@
 /*
- * serve_app.h: the extender application that `serve` runs on the HTTP
- * server: state, verbs, /policy and reload (see serve_app.c).
+ * extender_app.h: the extender application that `serve` runs on the HTTP
+ * server: state, verbs, /policy and reload (see extender_app.c).
  */
-#ifndef SERVER_SERVE_APP_H
-#define SERVER_SERVE_APP_H
+#ifndef SERVER_EXTENDER_APP_H
+#define SERVER_EXTENDER_APP_H
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
 #include "kube/err.h"
-#include "kube/kubeconfig.h"
+#include "server/cluster_source.h"
 #include "server/file_watch.h"
 #include "server/serve_holds.h"
-#include "server/server.h"
-#include "server/state.h"
+#include "server/http_server.h"
+#include "server/engine_state.h"
 
 struct kube_client;
 struct kube_cache;
 
-struct serve_ctx {
+struct extender_app {
     struct app app;
     /* The live source (--kubeconfig, --master, in-cluster), or NULL when
      * the cluster comes from --cluster files. */
-    struct kube_conn conn;
     struct kube_client *client;
     struct kube_cache *cache;
-    pthread_t sync_thread;
-    bool sync_running;
-    atomic_bool sync_stop;
-    int ready; /* app initialised */
+    struct cluster_source source; /* its informers and sync watcher */
+    int ready;                    /* app initialised */
     struct metrics_counter *reloads_ok;
     struct metrics_counter *reloads_failed;
     struct metrics_gauge *reload_time;
@@ -46,15 +43,16 @@ struct serve_ctx {
  * policy and cluster named in s->opts and mark the server ready. ctx must
  * be zeroed and outlive s. Returns 0, or -1 with e set.
  */
-int serve_app_init(struct serve_ctx *ctx, struct server *s, struct err *e);
+int extender_app_init(struct extender_app *ctx, struct server *s,
+                      struct err *e);
 
 /*
  * Stop the background reloads (the policy file watcher). Call before the
  * server is freed: a reload records metrics on it. Idempotent.
  */
-void serve_app_stop(struct serve_ctx *ctx);
+void extender_app_stop(struct extender_app *ctx);
 
 /* Release the state (after the server has stopped). */
-void serve_app_destroy(struct serve_ctx *ctx);
+void extender_app_destroy(struct extender_app *ctx);
 
 #endif

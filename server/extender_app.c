@@ -1,21 +1,21 @@
 /*
- * serve_app.c: the extender application inside `serve`: the published
+ * extender_app.c: the extender application inside `serve`: the published
  * policy and cluster state, the extender verbs (filter, prioritize,
  * preempt), GET /policy, and the SIGHUP reload that keeps the running
  * policy when the new one is invalid.
  */
-#include "server/serve_app.h"
+#include "server/extender_app.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "kube/cache.h"
 #include "kube/client.h"
 #include "kube/json_writer.h"
 #include "policy/policy.h"
+#include "server/cluster_source.h"
 #include "server/extender.h"
 #include "server/feature_gates.h"
 #include "server/http.h"
@@ -25,7 +25,7 @@
  * The cluster a request evaluates against: the live cache (read-locked
  * until cluster_release) or the state's static snapshot.
  */
-static const struct cluster *cluster_acquire(struct serve_ctx *ctx,
+static const struct cluster *cluster_acquire(struct extender_app *ctx,
                                              const struct app_state *st)
 {
     if (ctx->cache)
@@ -33,7 +33,7 @@ static const struct cluster *cluster_acquire(struct serve_ctx *ctx,
     return &st->cluster->cluster;
 }
 
-static void cluster_release(struct serve_ctx *ctx)
+static void cluster_release(struct extender_app *ctx)
 {
     if (ctx->cache)
         kube_cache_read_unlock(ctx->cache);
@@ -42,7 +42,7 @@ static void cluster_release(struct serve_ctx *ctx)
 static struct app_state *state_or_reply(struct server *s,
                                         struct srv_response *resp)
 {
-    struct serve_ctx *ctx = s->app;
+    struct extender_app *ctx = s->app;
     struct app_state *st = app_acquire(&ctx->app);
 
     if (!st)
@@ -51,7 +51,7 @@ static struct app_state *state_or_reply(struct server *s,
 }
 
 /* Predicate failures per predicate and nodes evaluated. */
-static void record_filter_stats(struct server *s, struct serve_ctx *ctx,
+static void record_filter_stats(struct server *s, struct extender_app *ctx,
                                 const struct ext_stats *stats)
 {
     size_t i;
@@ -74,7 +74,7 @@ static void record_filter_stats(struct server *s, struct serve_ctx *ctx,
 static void on_filter(struct server *s, const struct srv_request *req,
                       struct srv_response *resp, void *arg)
 {
-    struct serve_ctx *ctx = s->app;
+    struct extender_app *ctx = s->app;
     struct app_state *st = app_acquire(&ctx->app);
     struct ext_stats stats = { 0 };
     struct ext_decision dec = { NULL, NULL };
@@ -102,8 +102,9 @@ static void on_filter(struct server *s, const struct srv_request *req,
 }
 
 /* The scoring --score-scale asks for, with auto resolved by the policy. */
-static void prio_opts(const struct serve_ctx *ctx, const struct app_state *st,
-                      int scale, struct ext_prio_opts *o)
+static void prio_opts(const struct extender_app *ctx,
+                      const struct app_state *st, int scale,
+                      struct ext_prio_opts *o)
 {
     switch (scale) {
     case OPTS_SCORE_RAW:
@@ -131,7 +132,7 @@ static void prio_opts(const struct serve_ctx *ctx, const struct app_state *st,
 static void on_prioritize(struct server *s, const struct srv_request *req,
                           struct srv_response *resp, void *arg)
 {
-    struct serve_ctx *ctx = s->app;
+    struct extender_app *ctx = s->app;
     struct app_state *st = app_acquire(&ctx->app);
     struct ext_decision dec = { NULL, NULL };
     struct ext_prio_opts po;
@@ -171,7 +172,7 @@ static void on_prioritize(struct server *s, const struct srv_request *req,
 static void on_preempt(struct server *s, const struct srv_request *req,
                        struct srv_response *resp, void *arg)
 {
-    struct serve_ctx *ctx = s->app;
+    struct extender_app *ctx = s->app;
     struct app_state *st = state_or_reply(s, resp);
     const struct cluster *cl;
     struct err e = { "" };
@@ -199,7 +200,7 @@ static void on_preempt(struct server *s, const struct srv_request *req,
 static void on_bind(struct server *s, const struct srv_request *req,
                     struct srv_response *resp, void *arg)
 {
-    struct serve_ctx *ctx = s->app;
+    struct extender_app *ctx = s->app;
     struct ext_binding b = { NULL, NULL, NULL, NULL };
     struct err e = { "" };
     const char *error = NULL;
@@ -339,7 +340,7 @@ static char *cluster_debug_json(const struct cluster *c, size_t *len)
 static void on_debug_cache(struct server *s, const struct srv_request *req,
                            struct srv_response *resp, void *arg)
 {
-    struct serve_ctx *ctx = s->app;
+    struct extender_app *ctx = s->app;
     struct app_state *st = state_or_reply(s, resp);
     const struct cluster *cl;
     size_t len = 0;
@@ -358,7 +359,7 @@ static void on_debug_cache(struct server *s, const struct srv_request *req,
 
 /* Say which deployment shape the served policy fits and what stays unsafe
  * (the same words as `check`, shorter). */
-static void log_role(struct serve_ctx *ctx, const struct server *s)
+static void log_role(struct extender_app *ctx, const struct server *s)
 {
     struct app_state *st = app_acquire(&ctx->app);
     const struct policy_role *r;
@@ -402,7 +403,7 @@ static void log_role(struct serve_ctx *ctx, const struct server *s)
 
 static int on_reload(struct server *s, void *arg)
 {
-    struct serve_ctx *ctx = arg;
+    struct extender_app *ctx = arg;
     struct err e = { "" };
 
     if (app_reload_policy(&ctx->app, &e) < 0) {
@@ -419,7 +420,8 @@ static int on_reload(struct server *s, void *arg)
     return 0;
 }
 
-static int register_all(struct server *s, struct serve_ctx *ctx, struct err *e)
+static int register_all(struct server *s, struct extender_app *ctx,
+                        struct err *e)
 {
     ctx->reloads_ok = metrics_counter(s->metrics, "kpe_policy_reloads_total",
                                       "Policy loads and reloads by result.",
@@ -458,7 +460,7 @@ static int register_all(struct server *s, struct serve_ctx *ctx, struct err *e)
     return 0;
 }
 
-static int load(struct server *s, struct serve_ctx *ctx, struct err *e)
+static int load(struct server *s, struct extender_app *ctx, struct err *e)
 {
     if (!s->opts.policy_file)
         return err_set(e, "--policy is required (a Policy file, JSON or INI)");
@@ -471,79 +473,41 @@ static int load(struct server *s, struct serve_ctx *ctx, struct err *e)
     return 0;
 }
 
-static void kube_log(void *arg, int level, const char *msg)
+/* --kubeconfig, --master or in-cluster: connect, start the informers and
+ * the watcher that marks the server ready once the cache has listed every
+ * kind; until then /readyz says what the connection reports (e.g.
+ * "nodes: HTTP 401"). */
+static int start_live(struct extender_app *ctx, struct server *s, struct err *e)
 {
-    (void)arg;
-    if (level == KUBE_LOG_ERROR)
-        LOG_ERROR("%s", msg);
-    else if (level == KUBE_LOG_WARN)
-        LOG_WARN("%s", msg);
-    else
-        LOG_INFO("%s", msg);
-}
-
-/* Ready once the live cache has listed every kind; until then /readyz
- * says what the connection reports (e.g. "nodes: HTTP 401"). */
-static void *sync_main(void *arg)
-{
-    struct serve_ctx *ctx = arg;
-    struct kube_informers_status st;
-
-    while (!atomic_load(&ctx->sync_stop)) {
-        if (kube_cache_synced(ctx->cache)) {
-            srv_set_ready(ctx->srv, 1, NULL);
-            LOG_INFO("cluster cache synced: ready");
-            return NULL;
-        }
-        kube_cache_status(ctx->cache, &st);
-        srv_set_ready(ctx->srv, 0,
-                      st.last_error[0] ? st.last_error
-                                       : "waiting for the first list of "
-                                         "every watched kind");
-        usleep(100 * 1000);
-    }
-    return NULL;
-}
-
-/* --kubeconfig, --master or in-cluster: connect, start the informers. */
-static int start_live(struct serve_ctx *ctx, struct server *s, struct err *e)
-{
-    const struct srv_options *o = &s->opts;
-    struct kube_conn_opts co = { o->kubeconfig, o->context, o->master, NULL };
-    struct kube_informer_opts io = { 0 };
-
-    if (kube_conn_resolve(&co, &ctx->conn, e) < 0)
-        return -1;
-    ctx->client = kube_client_new(&ctx->conn, NULL, e);
+    ctx->client = cluster_source_client(&s->opts, NULL, e);
     if (!ctx->client)
         return -1;
     ctx->cache = kube_cache_new(0, e);
     if (!ctx->cache)
         return -1;
-    io.log = kube_log;
-    if (kube_cache_start(ctx->cache, ctx->client, &io, e) < 0)
+    ctx->source.srv = s;
+    ctx->source.cache = ctx->cache;
+    ctx->source.poll_ms = 100;
+    if (cluster_source_start_informers(&ctx->source, ctx->client, NULL, e) < 0)
         return -1;
     ctx->holds.cache = ctx->cache;
-    if (pthread_create(&ctx->sync_thread, NULL, sync_main, ctx) != 0)
-        return err_set(e, "cannot start the cache sync watcher");
-    ctx->sync_running = true;
-    return 0;
+    return cluster_source_watch_sync(&ctx->source, e);
 }
 
 /* Where the cluster comes from: files, the API server, or nothing. */
-static int cluster_source(const struct srv_options *o, bool *live,
-                          struct err *e)
+static int pick_source(const struct srv_options *o, bool *live, struct err *e)
 {
-    bool api = o->kubeconfig || o->master || getenv("KUBERNETES_SERVICE_HOST");
+    bool conflict;
+    enum cluster_source_kind k = cluster_source_pick(o, &conflict);
 
     *live = false;
-    if (o->n_cluster_files && (o->kubeconfig || o->master))
+    if (conflict)
         return err_set(e, "--cluster serves a static snapshot; it cannot be "
                           "combined with --kubeconfig or --master");
-    if (o->n_cluster_files)
+    if (k == CLUSTER_SOURCE_FILES)
         return 0;
-    *live = api;
-    if (!api)
+    *live = k == CLUSTER_SOURCE_API;
+    if (!*live)
         LOG_WARN("no cluster source (--cluster, --kubeconfig, --master or "
                  "in-cluster): only requests with full Node objects can be "
                  "decided, and without the pods on them");
@@ -552,13 +516,13 @@ static int cluster_source(const struct srv_options *o, bool *live,
 
 static void on_policy_file_change(void *arg)
 {
-    struct serve_ctx *ctx = arg;
+    struct extender_app *ctx = arg;
 
     LOG_INFO("policy file %s changed: reloading", ctx->srv->opts.policy_file);
     on_reload(ctx->srv, ctx);
 }
 
-int serve_app_init(struct serve_ctx *ctx, struct server *s, struct err *e)
+int extender_app_init(struct extender_app *ctx, struct server *s, struct err *e)
 {
     const struct srv_options *o = &s->opts;
 
@@ -575,7 +539,7 @@ int serve_app_init(struct serve_ctx *ctx, struct server *s, struct err *e)
         return -1;
     srv_set_ready(s, 0, "policy and cluster not loaded");
     ctx->srv = s;
-    if (cluster_source(o, &live, e) < 0 || load(s, ctx, e) < 0)
+    if (pick_source(o, &live, e) < 0 || load(s, ctx, e) < 0)
         return -1;
     if (!live)
         srv_set_ready(s, 1, NULL);
@@ -588,22 +552,17 @@ int serve_app_init(struct serve_ctx *ctx, struct server *s, struct err *e)
     return 0;
 }
 
-void serve_app_stop(struct serve_ctx *ctx)
+void extender_app_stop(struct extender_app *ctx)
 {
     file_watch_stop(&ctx->policy_watch);
-    if (ctx->sync_running) {
-        atomic_store(&ctx->sync_stop, true);
-        pthread_join(ctx->sync_thread, NULL);
-        ctx->sync_running = false;
-    }
+    cluster_source_stop(&ctx->source);
 }
 
-void serve_app_destroy(struct serve_ctx *ctx)
+void extender_app_destroy(struct extender_app *ctx)
 {
-    serve_app_stop(ctx);
+    extender_app_stop(ctx);
     kube_cache_free(ctx->cache);
     kube_client_free(ctx->client);
-    kube_conn_free(&ctx->conn);
     ctx->cache = NULL;
     ctx->client = NULL;
     if (ctx->ready)

@@ -5,75 +5,8 @@
  */
 #include "policy/policy.h"
 
+#include "policy/arg_print.h"
 #include "policy/policy_buf.h"
-
-static void w_strlist(struct pbuf *b, const struct policy_strlist *l)
-{
-    size_t i;
-
-    pbuf_add(b, "[");
-    for (i = 0; i < l->n; i++) {
-        if (i)
-            pbuf_add(b, ", ");
-        pbuf_json_str(b, l->v[i]);
-    }
-    pbuf_add(b, "]");
-}
-
-/*
- * One argument's value through its schema, fields in schema order. A
- * string left unset is written as Go's zero value "", unless the field has
- * a default: then it is left out (the default applies).
- */
-static void w_value(struct pbuf *b, const struct kpe_arg_schema *s,
-                    const void *value)
-{
-    const char *sep = "";
-    size_t i, j;
-
-    pbuf_add(b, "{");
-    for (i = 0; i < s->n_fields; i++) {
-        const struct kpe_arg_field *f = &s->fields[i];
-        const unsigned char *at = (const unsigned char *)value + f->offset;
-
-        if (f->type == KPE_ARG_STRING && !*(const char *const *)at && f->def)
-            continue;
-        pbuf_printf(b, "%s\"%s\": ", sep, f->name);
-        sep = ", ";
-        switch (f->type) {
-        case KPE_ARG_STRING:
-            pbuf_json_str(b, *(const char *const *)at ? *(const char *const *)at
-                                                      : "");
-            break;
-        case KPE_ARG_BOOL:
-            pbuf_add(b, *(const bool *)at ? "true" : "false");
-            break;
-        case KPE_ARG_INT32:
-            pbuf_printf(b, "%d", (int)*(const int32_t *)at);
-            break;
-        case KPE_ARG_INT64:
-            pbuf_printf(b, "%lld", (long long)*(const int64_t *)at);
-            break;
-        case KPE_ARG_STRINGS:
-            w_strlist(b, (const struct policy_strlist *)at);
-            break;
-        case KPE_ARG_OBJECTS: {
-            const unsigned char *items = *(const unsigned char *const *)at;
-            size_t n = *(const size_t *)((const unsigned char *)value +
-                                         f->count_offset);
-
-            pbuf_add(b, "[");
-            for (j = 0; j < n; j++) {
-                pbuf_add(b, j ? ", " : "");
-                w_value(b, f->elem, items + j * f->elem->size);
-            }
-            pbuf_add(b, "]");
-            break;
-        }
-        }
-    }
-    pbuf_add(b, "}");
-}
 
 /* `"argument": {...}`: every member given, in api_order. */
 static void w_args(struct pbuf *b, const struct kpe_args_written *w)
@@ -83,7 +16,7 @@ static void w_args(struct pbuf *b, const struct kpe_args_written *w)
     pbuf_add(b, ", \"argument\": {");
     for (i = 0; i < w->n; i++) {
         pbuf_printf(b, "%s\"%s\": ", i ? ", " : "", w->v[i].schema->key);
-        w_value(b, w->v[i].schema, w->v[i].value);
+        policy_arg_json(b, w->v[i].schema, w->v[i].value);
     }
     pbuf_add(b, "}");
 }

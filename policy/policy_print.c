@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "policy/arg_print.h"
 #include "policy/policy_buf.h"
 
 static const char *origin_text(unsigned o)
@@ -280,7 +281,10 @@ static void text_out(struct pbuf *b, const struct policy *p)
         }
         pbuf_add(b, "\n      v1.22: ");
         plugins_text(b, refs, pred_def_refs(pp->def, refs), false);
-        if (pp->args.kind != PRED_ARGS_NONE) {
+        if (pp->args.kind == PRED_ARGS_CUSTOM) {
+            pbuf_add(b, "\n      args: ");
+            policy_arg_text(b, pp->def->args, pp->args.u.custom);
+        } else if (pp->args.kind != PRED_ARGS_NONE) {
             pbuf_add(b, "\n      args: ");
             pred_args_out(b, &pp->args, false);
         }
@@ -309,7 +313,10 @@ static void text_out(struct pbuf *b, const struct policy *p)
         plugins_text(b, refs, prio_def_refs(u->def, refs), false);
         if (u->args.kind != PRIO_ARGS_NONE) {
             pbuf_add(b, "\n      args: ");
-            prio_args_out(b, &u->args, false);
+            if (u->args.kind == PRIO_ARGS_CUSTOM)
+                policy_arg_text(b, u->def->args, u->args.u.custom);
+            else
+                prio_args_out(b, &u->args, false);
         }
         pbuf_add(b, "\n");
     }
@@ -389,7 +396,10 @@ static void json_out(struct pbuf *b, const struct policy *p)
         pbuf_add(b, ", \"v122Plugins\": ");
         plugins_text(b, refs, pred_def_refs(pp->def, refs), true);
         pbuf_add(b, ", \"args\": ");
-        pred_args_out(b, &pp->args, true);
+        if (pp->args.kind == PRED_ARGS_CUSTOM)
+            policy_arg_json(b, pp->def->args, pp->args.u.custom);
+        else
+            pred_args_out(b, &pp->args, true);
         pbuf_add(b, "}");
     }
     pbuf_add(b, "\n  ],\n  \"priorities\": [");
@@ -412,7 +422,10 @@ static void json_out(struct pbuf *b, const struct policy *p)
         pbuf_add(b, ", \"v122Plugins\": ");
         plugins_text(b, refs, prio_def_refs(u->def, refs), true);
         pbuf_add(b, ", \"args\": ");
-        prio_args_out(b, &u->args, true);
+        if (u->args.kind == PRIO_ARGS_CUSTOM)
+            policy_arg_json(b, u->def->args, u->args.u.custom);
+        else
+            prio_args_out(b, &u->args, true);
         pbuf_add(b, "}");
     }
     pbuf_add(b, "\n  ],\n  \"priorityEntries\": [");

@@ -73,6 +73,7 @@ enum pred_args_kind {
     PRED_ARGS_NODE_LABEL,       /* CheckNodeLabelPresence (NodeLabel) */
     PRED_ARGS_SERVICE_AFFINITY, /* CheckServiceAffinity */
     PRED_ARGS_HIGH_COMM,        /* HighCommPodFilter */
+    PRED_ARGS_CUSTOM, /* a plugin's own: u.custom, shown through its schema */
 };
 
 struct pred_args {
@@ -90,6 +91,9 @@ struct pred_args {
             const char *node_label;
             const char *node_label_value;
         } high_comm;
+        /* PRED_ARGS_CUSTOM: the value of the descriptor's args schema, or
+         * NULL when no entry gave one (policy arena) */
+        const void *custom;
     } u;
 };
 
@@ -127,9 +131,6 @@ const struct pred_def *const *pred_registry(size_t *n);
 
 /* The descriptor for a name or alias, or NULL. */
 const struct pred_def *pred_lookup(const char *name);
-
-/* The descriptor producing typed args of `kind`, or NULL. */
-const struct pred_def *pred_for_args_kind(enum pred_args_kind kind);
 
 /* The v1.22 plugins of d as refs into out[KPE_MAX_PLUGINS]; the count. */
 size_t pred_def_refs(const struct pred_def *d,

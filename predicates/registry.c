@@ -37,7 +37,8 @@
     X(even_pods_spread)                                                        \
     X(match_inter_pod_affinity)                                                \
     X(high_comm_pod_filter)                                                    \
-    X(pod_fits_host_new)
+    X(pod_fits_host_new)                                                       \
+    /* one line per descriptor, above this one */
 
 #define DECLARE(n) extern const struct pred_def pred_##n;
 PREDICATES(DECLARE)
@@ -107,17 +108,6 @@ const struct pred_def *pred_lookup(const char *name)
     }
     for (i = 0; i < N_ROWS; i++) {
         if (has_alias(rows[i], name))
-            return rows[i];
-    }
-    return NULL;
-}
-
-const struct pred_def *pred_for_args_kind(enum pred_args_kind kind)
-{
-    size_t i;
-
-    for (i = 0; i < N_ROWS; i++) {
-        if (kind != PRED_ARGS_NONE && rows[i]->args_kind == kind)
             return rows[i];
     }
     return NULL;

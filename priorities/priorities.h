@@ -64,6 +64,7 @@ enum prio_args_kind {
     PRIO_ARGS_TOPOLOGY_SPREAD,  /* PodTopologySpread defaulting */
     PRIO_ARGS_INTER_POD,        /* InterPodAffinity hardPodAffinityWeight */
     PRIO_ARGS_HIGH_COMM,        /* CustomPriorityPolicy */
+    PRIO_ARGS_CUSTOM, /* a plugin's own: u.custom, shown through its schema */
 };
 
 enum prio_spread_defaulting {
@@ -102,6 +103,8 @@ struct prio_args {
             const char *node_label;
             const char *node_label_value;
         } high_comm;
+        /* PRIO_ARGS_CUSTOM: as pred_args' custom */
+        const void *custom;
     } u;
 };
 
@@ -138,9 +141,6 @@ const struct prio_def *const *prio_registry(size_t *n);
 
 /* The descriptor for a name or alias, or NULL. */
 const struct prio_def *prio_lookup(const char *name);
-
-/* The descriptor producing typed args of `kind` from a custom argument. */
-const struct prio_def *prio_for_args_kind(enum prio_args_kind kind);
 
 /* The v1.22 plugins of d as refs into out[KPE_MAX_PLUGINS]; the count. */
 size_t prio_def_refs(const struct prio_def *d,

@@ -24,7 +24,8 @@
     X(resource_limits_priority)                                                \
     X(selector_spread_priority)                                                \
     X(service_affinity)                                                        \
-    X(taint_toleration_priority)
+    X(taint_toleration_priority)                                               \
+    /* one line per descriptor, above this one */
 
 #define DECLARE(n) extern const struct prio_def prio_##n;
 PRIORITIES(DECLARE)
@@ -65,18 +66,6 @@ const struct prio_def *prio_lookup(const char *name)
     }
     for (i = 0; i < N_ROWS; i++) {
         if (has_alias(rows[i], name))
-            return rows[i];
-    }
-    return NULL;
-}
-
-const struct prio_def *prio_for_args_kind(enum prio_args_kind kind)
-{
-    size_t i;
-
-    for (i = 0; i < N_ROWS; i++) {
-        if ((rows[i]->flags & (PRIO_CUSTOM_ONLY | PRIO_EXTENSION)) &&
-            rows[i]->args_kind == kind)
             return rows[i];
     }
     return NULL;

@@ -52,6 +52,11 @@ enum kpe_arg_type {
     KPE_ARG_STRINGS, /* struct policy_strlist; INI: one line per string */
     KPE_ARG_OBJECTS, /* array of elem->size structs + a size_t count; INI:
                         one line per element, its two fields joined by ':' */
+    /* Only in the typed arguments check shows (a descriptor's resolved
+     * schema), never in a Policy: */
+    KPE_ARG_ENUM,   /* an enum (int) shown as enum_names[value] */
+    KPE_ARG_OBJECT, /* a nested struct described by elem; check's text
+                       shows its fields flat, JSON nests them */
 };
 
 struct kpe_arg_schema;
@@ -61,7 +66,8 @@ struct kpe_arg_field {
     enum kpe_arg_type type;
     size_t offset;       /* of the member in the value struct */
     size_t count_offset; /* KPE_ARG_OBJECTS: of the size_t count */
-    const struct kpe_arg_schema *elem; /* KPE_ARG_OBJECTS: one element */
+    const struct kpe_arg_schema *elem; /* OBJECTS: one element; OBJECT */
+    const char *const *enum_names;     /* KPE_ARG_ENUM: by value */
     const char *type_doc;              /* for list: "[]string" */
     /*
      * The default, as list shows it; NULL: required (Go's zero value when

@@ -27,9 +27,8 @@ static void field_out(struct pbuf *b, const struct kpe_arg_field *f,
 static void objects_out(struct pbuf *b, const struct kpe_arg_field *f,
                         const void *value, bool json)
 {
-    const unsigned char *items =
-        *(const unsigned char *const *)((const unsigned char *)value +
-                                        f->offset);
+    const unsigned char *items = *(
+        const unsigned char *const *)((const unsigned char *)value + f->offset);
     size_t n =
         *(const size_t *)((const unsigned char *)value + f->count_offset);
     size_t i, j;
@@ -80,6 +79,19 @@ static void field_out(struct pbuf *b, const struct kpe_arg_field *f,
     case KPE_ARG_OBJECTS:
         objects_out(b, f, value, json);
         break;
+    case KPE_ARG_ENUM:
+        str = f->enum_names[*(const int *)at];
+        if (json)
+            pbuf_json_str(b, str);
+        else
+            pbuf_add(b, str);
+        break;
+    case KPE_ARG_OBJECT:
+        if (json)
+            policy_arg_json(b, f->elem, at);
+        else
+            policy_arg_text(b, f->elem, at);
+        break;
     }
 }
 
@@ -114,8 +126,13 @@ void policy_arg_text(struct pbuf *b, const struct kpe_arg_schema *s,
     size_t i;
 
     for (i = 0; i < s->n_fields; i++) {
-        pbuf_printf(b, "%s%s=", sep, s->fields[i].name);
+        pbuf_add(b, sep);
         sep = " ";
+        if (s->fields[i].type == KPE_ARG_OBJECT && value) {
+            field_out(b, &s->fields[i], value, false); /* flat */
+            continue;
+        }
+        pbuf_printf(b, "%s=", s->fields[i].name);
         if (!value || left_out(&s->fields[i], value))
             pbuf_add(b, s->fields[i].def ? s->fields[i].def : "");
         else

@@ -365,6 +365,8 @@ static int field_key(struct ictx *c, const char *key, const char *v,
         return push_str(c, (struct policy_strlist *)at, v);
     case KPE_ARG_OBJECTS:
         return elem_key(c, key, v, f, value);
+    default:
+        break;
     }
     return fail(c, "%s: field of an unknown type", key);
 }

@@ -233,6 +233,8 @@ static void arg_keys(struct iw *w, const struct kpe_arg_schema *s,
             }
             break;
         }
+        default:
+            break;
         }
     }
 }

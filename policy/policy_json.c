@@ -279,6 +279,8 @@ static int decode_field(struct jctx *c, const cJSON *v, const char *path,
     case KPE_ARG_OBJECTS:
         return get_elems(c, v, path, f->elem, (void **)at,
                          (size_t *)((unsigned char *)value + f->count_offset));
+    default:
+        break;
     }
     return err_set(c->e, "%s: field of an unknown type", path);
 }

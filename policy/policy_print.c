@@ -69,119 +69,40 @@ static void list_text(struct pbuf *b, const struct policy_strlist *l, bool json)
     pbuf_add(b, "]");
 }
 
-/* Arguments as "k=v k=v" (text) or a JSON object. */
-static void pred_args_out(struct pbuf *b, const struct pred_args *a, bool json)
+/*
+ * A key's typed arguments as "k=v k=v" (text) or a JSON object, through the
+ * descriptor's schema: its resolved one, or for a plugin's own arguments
+ * the schema they were written in.
+ */
+static void args_out(struct pbuf *b, const struct kpe_arg_schema *s,
+                     const void *value, bool json)
 {
-    const char *q = json ? "\"" : "";
-    const char *sep = json ? ": " : "=";
-
-    pbuf_add(b, json ? "{" : "");
-    switch (a->kind) {
-    case PRED_ARGS_NODE_LABEL:
-        pbuf_printf(b, "%spresentLabels%s%s", q, q, sep);
-        list_text(b, &a->u.node_label.present, json);
-        pbuf_printf(b, "%s%sabsentLabels%s%s", json ? ", " : " ", q, q, sep);
-        list_text(b, &a->u.node_label.absent, json);
-        break;
-    case PRED_ARGS_SERVICE_AFFINITY:
-        pbuf_printf(b, "%saffinityLabels%s%s", q, q, sep);
-        list_text(b, &a->u.service_affinity.labels, json);
-        break;
-    case PRED_ARGS_HIGH_COMM:
-        if (json) {
-            pbuf_add(b, "\"podLabel\": ");
-            pbuf_json_str(b, a->u.high_comm.pod_label);
-            pbuf_add(b, ", \"nodeLabel\": ");
-            pbuf_json_str(b, a->u.high_comm.node_label);
-            pbuf_add(b, ", \"nodeLabelValue\": ");
-            pbuf_json_str(b, a->u.high_comm.node_label_value);
-        } else {
-            pbuf_printf(b, "podLabel=%s nodeLabel=%s nodeLabelValue=%s",
-                        a->u.high_comm.pod_label, a->u.high_comm.node_label,
-                        a->u.high_comm.node_label_value);
-        }
-        break;
-    default:
-        break;
+    if (!s) {
+        pbuf_add(b, json ? "{}" : "");
+        return;
     }
-    pbuf_add(b, json ? "}" : "");
+    if (json)
+        policy_arg_json(b, s, value);
+    else
+        policy_arg_text(b, s, value);
 }
 
-static void prio_args_out(struct pbuf *b, const struct prio_args *a, bool json)
+static void pred_args_out(struct pbuf *b, const struct policy_pred *pp,
+                          bool json)
 {
-    const char *q = json ? "\"" : "";
-    const char *sep = json ? ": " : "=";
-    const char *comma = json ? ", " : " ";
-    size_t i;
+    if (pp->args.kind == PRED_ARGS_CUSTOM)
+        args_out(b, pp->def->args, pp->args.u.custom, json);
+    else
+        args_out(b, pp->def->resolved, &pp->args, json);
+}
 
-    pbuf_add(b, json ? "{" : "");
-    switch (a->kind) {
-    case PRIO_ARGS_NODE_LABEL:
-        pbuf_printf(b, "%spresentLabelsPreference%s%s", q, q, sep);
-        list_text(b, &a->u.node_label.present, json);
-        pbuf_printf(b, "%s%sabsentLabelsPreference%s%s", comma, q, q, sep);
-        list_text(b, &a->u.node_label.absent, json);
-        break;
-    case PRIO_ARGS_SERVICE_AFFINITY:
-        pbuf_printf(b, "%santiAffinityLabelsPreference%s%s", q, q, sep);
-        list_text(b, &a->u.service_affinity.labels, json);
-        break;
-    case PRIO_ARGS_RTCR:
-        pbuf_printf(b, "%sshape%s%s[", q, q, sep);
-        for (i = 0; i < a->u.rtcr.n_shape; i++)
-            pbuf_printf(
-                b, json ? "%s{\"utilization\": %d, \"score\": %d}" : "%s%d:%d",
-                i ? ", " : "", (int)a->u.rtcr.shape[i].utilization,
-                (int)a->u.rtcr.shape[i].score);
-        pbuf_printf(b, "]%s%sresources%s%s[", comma, q, q, sep);
-        for (i = 0; i < a->u.rtcr.n_resources; i++) {
-            pbuf_add(b, i ? ", " : "");
-            if (json) {
-                pbuf_add(b, "{\"name\": ");
-                pbuf_json_str(b, a->u.rtcr.resources[i].name);
-                pbuf_printf(b, ", \"weight\": %lld}",
-                            (long long)a->u.rtcr.resources[i].weight);
-            } else {
-                pbuf_printf(b, "%s:%lld", a->u.rtcr.resources[i].name,
-                            (long long)a->u.rtcr.resources[i].weight);
-            }
-        }
-        pbuf_add(b, "]");
-        break;
-    case PRIO_ARGS_RESOURCES:
-        pbuf_printf(b, json ? "\"resources\": [{\"name\": \"cpu\", "
-                              "\"weight\": 1}, {\"name\": \"memory\", "
-                              "\"weight\": 1}]"
-                            : "resources=[cpu:1, memory:1]");
-        break;
-    case PRIO_ARGS_TOPOLOGY_SPREAD:
-        pbuf_printf(
-            b, "%sdefaultingType%s%s%s%s%s", q, q, sep, q,
-            a->u.spread.defaulting == PRIO_SPREAD_LIST ? "List" : "System", q);
-        break;
-    case PRIO_ARGS_INTER_POD:
-        pbuf_printf(b, "%shardPodAffinityWeight%s%s%d", q, q, sep,
-                    (int)a->u.inter_pod.hard_pod_affinity_weight);
-        break;
-    case PRIO_ARGS_HIGH_COMM: {
-        struct pred_args pa;
-
-        pa.kind = PRED_ARGS_HIGH_COMM;
-        pa.u.high_comm.pod_label = a->u.high_comm.pod_label;
-        pa.u.high_comm.node_label = a->u.high_comm.node_label;
-        pa.u.high_comm.node_label_value = a->u.high_comm.node_label_value;
-        if (json) {
-            pbuf_add(b, "\"highComm\": ");
-            pred_args_out(b, &pa, true);
-        } else {
-            pred_args_out(b, &pa, false);
-        }
-        break;
-    }
-    default:
-        break;
-    }
-    pbuf_add(b, json ? "}" : "");
+static void prio_args_out(struct pbuf *b, const struct policy_prio *u,
+                          bool json)
+{
+    if (u->args.kind == PRIO_ARGS_CUSTOM)
+        args_out(b, u->def->args, u->args.u.custom, json);
+    else
+        args_out(b, u->def->resolved, &u->args, json);
 }
 
 static void names_out(struct pbuf *b, const char **v, size_t n, bool json)
@@ -281,12 +202,9 @@ static void text_out(struct pbuf *b, const struct policy *p)
         }
         pbuf_add(b, "\n      v1.22: ");
         plugins_text(b, refs, pred_def_refs(pp->def, refs), false);
-        if (pp->args.kind == PRED_ARGS_CUSTOM) {
+        if (pp->args.kind != PRED_ARGS_NONE) {
             pbuf_add(b, "\n      args: ");
-            policy_arg_text(b, pp->def->args, pp->args.u.custom);
-        } else if (pp->args.kind != PRED_ARGS_NONE) {
-            pbuf_add(b, "\n      args: ");
-            pred_args_out(b, &pp->args, false);
+            pred_args_out(b, pp, false);
         }
         pbuf_add(b, "\n");
     }
@@ -313,10 +231,7 @@ static void text_out(struct pbuf *b, const struct policy *p)
         plugins_text(b, refs, prio_def_refs(u->def, refs), false);
         if (u->args.kind != PRIO_ARGS_NONE) {
             pbuf_add(b, "\n      args: ");
-            if (u->args.kind == PRIO_ARGS_CUSTOM)
-                policy_arg_text(b, u->def->args, u->args.u.custom);
-            else
-                prio_args_out(b, &u->args, false);
+            prio_args_out(b, u, false);
         }
         pbuf_add(b, "\n");
     }
@@ -396,10 +311,7 @@ static void json_out(struct pbuf *b, const struct policy *p)
         pbuf_add(b, ", \"v122Plugins\": ");
         plugins_text(b, refs, pred_def_refs(pp->def, refs), true);
         pbuf_add(b, ", \"args\": ");
-        if (pp->args.kind == PRED_ARGS_CUSTOM)
-            policy_arg_json(b, pp->def->args, pp->args.u.custom);
-        else
-            pred_args_out(b, &pp->args, true);
+        pred_args_out(b, pp, true);
         pbuf_add(b, "}");
     }
     pbuf_add(b, "\n  ],\n  \"priorities\": [");
@@ -422,10 +334,7 @@ static void json_out(struct pbuf *b, const struct policy *p)
         pbuf_add(b, ", \"v122Plugins\": ");
         plugins_text(b, refs, prio_def_refs(u->def, refs), true);
         pbuf_add(b, ", \"args\": ");
-        if (u->args.kind == PRIO_ARGS_CUSTOM)
-            policy_arg_json(b, u->def->args, u->args.u.custom);
-        else
-            prio_args_out(b, &u->args, true);
+        prio_args_out(b, u, true);
         pbuf_add(b, "}");
     }
     pbuf_add(b, "\n  ],\n  \"priorityEntries\": [");

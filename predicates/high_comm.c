@@ -68,6 +68,24 @@ static int parse_high_comm_args(const void *written, struct arena *a,
                               &out->u.high_comm.node_label_value, e);
 }
 
+/* The typed arguments, as check shows them. */
+static const struct kpe_arg_field high_comm_resolved_fields[] = {
+    { .name = "podLabel",
+      .type = KPE_ARG_STRING,
+      .offset = offsetof(struct pred_args, u.high_comm.pod_label) },
+    { .name = "nodeLabel",
+      .type = KPE_ARG_STRING,
+      .offset = offsetof(struct pred_args, u.high_comm.node_label) },
+    { .name = "nodeLabelValue",
+      .type = KPE_ARG_STRING,
+      .offset = offsetof(struct pred_args, u.high_comm.node_label_value) },
+};
+
+static const struct kpe_arg_schema high_comm_resolved = {
+    .key = "highComm",
+    .fields = KPE_ARG_FIELDS(high_comm_resolved_fields),
+};
+
 const struct pred_def pred_high_comm_pod_filter = {
     .name = PRED_NAME_HIGH_COMM,
     .aliases = NULL,
@@ -75,6 +93,7 @@ const struct pred_def pred_high_comm_pod_filter = {
     .needs = 0,
     .args_kind = PRED_ARGS_HIGH_COMM,
     .args = &kpe_high_comm_schema,
+    .resolved = &high_comm_resolved,
     .parse_args = parse_high_comm_args,
     .plugins = { NULL },
     .own = &pred_plugin_high_comm,

@@ -94,6 +94,21 @@ static int parse_node_label_args(const void *written, struct arena *a,
                               &lp->labels, e);
 }
 
+/* The typed arguments, as check shows them. */
+static const struct kpe_arg_field node_label_resolved_fields[] = {
+    { .name = "presentLabels",
+      .type = KPE_ARG_STRINGS,
+      .offset = offsetof(struct pred_args, u.node_label.present) },
+    { .name = "absentLabels",
+      .type = KPE_ARG_STRINGS,
+      .offset = offsetof(struct pred_args, u.node_label.absent) },
+};
+
+static const struct kpe_arg_schema node_label_resolved = {
+    .key = "node_label",
+    .fields = KPE_ARG_FIELDS(node_label_resolved_fields),
+};
+
 const struct pred_def pred_check_node_label_presence = {
     .name = PRED_NAME_CHECK_NODE_LABEL_PRESENCE,
     .aliases = NULL,
@@ -101,6 +116,7 @@ const struct pred_def pred_check_node_label_presence = {
     .needs = 0,
     .args_kind = PRED_ARGS_NODE_LABEL,
     .args = &labels_presence_schema,
+    .resolved = &node_label_resolved,
     .parse_args = parse_node_label_args,
     .plugins = { &pred_plugin_node_label },
     .own = NULL,

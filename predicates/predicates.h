@@ -86,11 +86,7 @@ struct pred_args {
         struct {
             struct policy_strlist labels; /* affinityLabels */
         } service_affinity;
-        struct {
-            const char *pod_label;
-            const char *node_label;
-            const char *node_label_value;
-        } high_comm;
+        struct policy_high_comm_arg high_comm;
         /* PRED_ARGS_CUSTOM: the value of the descriptor's args schema, or
          * NULL when no entry gave one (policy arena) */
         const void *custom;
@@ -119,7 +115,9 @@ struct pred_def {
     unsigned needs;             /* KPE_NEED_* */
     enum pred_args_kind args_kind;
     const struct kpe_arg_schema *args; /* its argument as written, or NULL */
-    pred_parse_args_fn *parse_args;    /* NULL: takes no argument */
+    /* its typed arguments (fields of struct pred_args), as check shows them */
+    const struct kpe_arg_schema *resolved;
+    pred_parse_args_fn *parse_args; /* NULL: takes no argument */
     /* the v1.22 filter plugins it maps to, NULL-ended */
     const struct pred_plugin *plugins[KPE_MAX_PLUGINS];
     const struct pred_plugin *own; /* no v1.22 plugin: the code it runs */

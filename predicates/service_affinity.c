@@ -202,6 +202,18 @@ static int parse_service_affinity_args(const void *written, struct arena *a,
                               e);
 }
 
+/* The typed arguments, as check shows them. */
+static const struct kpe_arg_field service_affinity_resolved_fields[] = {
+    { .name = "affinityLabels",
+      .type = KPE_ARG_STRINGS,
+      .offset = offsetof(struct pred_args, u.service_affinity.labels) },
+};
+
+static const struct kpe_arg_schema service_affinity_resolved = {
+    .key = "service_affinity",
+    .fields = KPE_ARG_FIELDS(service_affinity_resolved_fields),
+};
+
 const struct pred_def pred_check_service_affinity = {
     .name = PRED_NAME_CHECK_SERVICE_AFFINITY,
     .aliases = NULL,
@@ -209,6 +221,7 @@ const struct pred_def pred_check_service_affinity = {
     .needs = KPE_NEED_ALL_PODS | KPE_NEED_SERVICES,
     .args_kind = PRED_ARGS_SERVICE_AFFINITY,
     .args = &service_affinity_schema,
+    .resolved = &service_affinity_resolved,
     .parse_args = parse_service_affinity_args,
     .plugins = { &pred_plugin_service_affinity },
     .own = NULL,

@@ -327,6 +327,19 @@ static const struct kpe_arg_schema hard_weight_values = {
     .not_in_policy = true,
 };
 
+/* The typed arguments, as check shows them. */
+static const struct kpe_arg_field inter_pod_resolved_fields[] = {
+    { .name = "hardPodAffinityWeight",
+      .type = KPE_ARG_INT32,
+      .offset =
+          offsetof(struct prio_args, u.inter_pod.hard_pod_affinity_weight) },
+};
+
+static const struct kpe_arg_schema inter_pod_resolved = {
+    .key = "interPodAffinity",
+    .fields = KPE_ARG_FIELDS(inter_pod_resolved_fields),
+};
+
 const struct prio_def prio_inter_pod_affinity_priority = {
     .name = PRIO_NAME_INTER_POD_AFFINITY,
     .aliases = NULL,
@@ -335,6 +348,7 @@ const struct prio_def prio_inter_pod_affinity_priority = {
     .needs = KPE_NEED_ALL_PODS | KPE_NEED_NAMESPACES,
     .args_kind = PRIO_ARGS_INTER_POD,
     .values = &hard_weight_values,
+    .resolved = &inter_pod_resolved,
     .parse_args = NULL,
     .plugins = { &prio_plugin_inter_pod_affinity },
     .own = NULL,

@@ -50,6 +50,7 @@ const struct prio_def prio_most_requested_priority = {
     .needs = KPE_NEED_PODS_ON_NODE,
     .args_kind = PRIO_ARGS_RESOURCES,
     .values = &prio_default_resources_values,
+    .resolved = &prio_resources_resolved,
     .parse_args = NULL,
     .plugins = { &prio_plugin_most_allocated },
     .own = NULL,

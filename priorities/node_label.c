@@ -99,6 +99,21 @@ static int parse_node_label_args(const void *written, struct arena *a,
                             lp->label, e);
 }
 
+/* The typed arguments, as check shows them. */
+static const struct kpe_arg_field node_label_resolved_fields[] = {
+    { .name = "presentLabelsPreference",
+      .type = KPE_ARG_STRINGS,
+      .offset = offsetof(struct prio_args, u.node_label.present) },
+    { .name = "absentLabelsPreference",
+      .type = KPE_ARG_STRINGS,
+      .offset = offsetof(struct prio_args, u.node_label.absent) },
+};
+
+static const struct kpe_arg_schema node_label_resolved = {
+    .key = "node_label",
+    .fields = KPE_ARG_FIELDS(node_label_resolved_fields),
+};
+
 const struct prio_def prio_node_label = {
     .name = PRIO_NAME_NODE_LABEL,
     .aliases = NULL,
@@ -107,6 +122,7 @@ const struct prio_def prio_node_label = {
     .needs = 0,
     .args_kind = PRIO_ARGS_NODE_LABEL,
     .args = &label_preference_schema,
+    .resolved = &node_label_resolved,
     .parse_args = parse_node_label_args,
     .plugins = { &prio_plugin_node_label },
     .own = NULL,

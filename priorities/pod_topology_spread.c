@@ -274,6 +274,19 @@ const struct kpe_arg_schema prio_spread_defaulting_values = {
     .not_in_policy = true,
 };
 
+/* The typed arguments both spread priorities get, as check shows them. */
+static const struct kpe_arg_field spread_resolved_fields[] = {
+    { .name = "defaultingType",
+      .type = KPE_ARG_ENUM,
+      .offset = offsetof(struct prio_args, u.spread.defaulting),
+      .enum_names = (const char *const[]){ "System", "List" } },
+};
+
+const struct kpe_arg_schema prio_spread_resolved = {
+    .key = "spread",
+    .fields = KPE_ARG_FIELDS(spread_resolved_fields),
+};
+
 const struct prio_def prio_even_pods_spread_priority = {
     .name = PRIO_NAME_EVEN_PODS_SPREAD,
     .aliases = NULL,
@@ -282,6 +295,7 @@ const struct prio_def prio_even_pods_spread_priority = {
     .needs = KPE_NEED_ALL_PODS,
     .args_kind = PRIO_ARGS_TOPOLOGY_SPREAD,
     .values = &prio_spread_defaulting_values,
+    .resolved = &prio_spread_resolved,
     .parse_args = NULL,
     .plugins = { &prio_plugin_pod_topology_spread },
     .own = NULL,

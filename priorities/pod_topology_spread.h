@@ -37,5 +37,7 @@ struct prio_spread_state {
 
 /* For list: the defaulting both spread priorities get. */
 extern const struct kpe_arg_schema prio_spread_defaulting_values;
+/* check: the typed arguments of both spread priorities. */
+extern const struct kpe_arg_schema prio_spread_resolved;
 
 #endif

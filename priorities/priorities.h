@@ -98,11 +98,7 @@ struct prio_args {
         struct {
             int32_t hard_pod_affinity_weight;
         } inter_pod;
-        struct {
-            const char *pod_label;
-            const char *node_label;
-            const char *node_label_value;
-        } high_comm;
+        struct policy_high_comm_arg high_comm;
         /* PRIO_ARGS_CUSTOM: as pred_args' custom */
         const void *custom;
     } u;
@@ -127,8 +123,10 @@ struct prio_def {
     int64_t default_weight;     /* weight in the v1.22 default set; 0: none */
     unsigned needs;             /* KPE_NEED_* */
     enum prio_args_kind args_kind;
-    const struct kpe_arg_schema *args;    /* its argument as written, or NULL */
-    const struct kpe_arg_schema *values;  /* list: values no argument sets */
+    const struct kpe_arg_schema *args;   /* its argument as written, or NULL */
+    const struct kpe_arg_schema *values; /* list: values no argument sets */
+    /* its typed arguments (fields of struct prio_args), as check shows them */
+    const struct kpe_arg_schema *resolved;
     prio_parse_args_fn *parse_args;       /* NULL: takes no argument */
     const struct prio_plugin *plugins[2]; /* the v1.22 plugin, NULL-ended */
     const struct prio_plugin *own;      /* no v1.22 plugin: the code it runs */

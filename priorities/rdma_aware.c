@@ -69,6 +69,19 @@ static int parse_high_comm_args(const void *written, struct arena *a,
                               &out->u.high_comm.node_label_value, e);
 }
 
+/* The typed arguments, as check shows them: {"highComm": {...}}. */
+static const struct kpe_arg_field high_comm_resolved_fields[] = {
+    { .name = "highComm",
+      .type = KPE_ARG_OBJECT,
+      .offset = offsetof(struct prio_args, u.high_comm),
+      .elem = &kpe_high_comm_schema },
+};
+
+static const struct kpe_arg_schema high_comm_resolved = {
+    .key = "highComm",
+    .fields = KPE_ARG_FIELDS(high_comm_resolved_fields),
+};
+
 const struct prio_def prio_custom_priority_policy = {
     .name = PRIO_NAME_CUSTOM_PRIORITY_POLICY,
     .aliases = (const char *const[]){ PRIO_NAME_RDMA_AWARE, NULL },
@@ -77,6 +90,7 @@ const struct prio_def prio_custom_priority_policy = {
     .needs = 0,
     .args_kind = PRIO_ARGS_HIGH_COMM,
     .args = &kpe_high_comm_schema,
+    .resolved = &high_comm_resolved,
     .parse_args = parse_high_comm_args,
     .plugins = { NULL },
     .own = &prio_plugin_rdma_aware,

@@ -177,23 +177,6 @@ static const struct kpe_arg_schema point_schema = {
     .fields = KPE_ARG_FIELDS(point_fields),
 };
 
-static const struct kpe_arg_field resource_fields[] = {
-    { .name = "name",
-      .type = KPE_ARG_STRING,
-      .offset = offsetof(struct policy_resource, name),
-      .type_doc = "string" },
-    { .name = "weight",
-      .type = KPE_ARG_INT64,
-      .offset = offsetof(struct policy_resource, weight),
-      .type_doc = "int64" },
-};
-
-static const struct kpe_arg_schema resource_schema = {
-    .key = "resources",
-    .size = sizeof(struct policy_resource),
-    .fields = KPE_ARG_FIELDS(resource_fields),
-};
-
 static const struct kpe_arg_field rtcr_fields[] = {
     { .name = "shape",
       .type = KPE_ARG_OBJECTS,
@@ -205,7 +188,7 @@ static const struct kpe_arg_field rtcr_fields[] = {
       .type = KPE_ARG_OBJECTS,
       .offset = offsetof(struct rtcr_arg, resources),
       .count_offset = offsetof(struct rtcr_arg, n_resources),
-      .elem = &resource_schema,
+      .elem = &prio_resource_schema,
       .type_doc = "[]{name string, weight int64 >= 1}",
       .def = "[]" },
 };
@@ -240,6 +223,25 @@ static int parse_rtcr_args(const void *written, struct arena *a,
     return validate_rtcr(r->shape, r->n_shape, r->resources, r->n_resources, e);
 }
 
+/* The typed arguments, as check shows them. */
+static const struct kpe_arg_field rtcr_resolved_fields[] = {
+    { .name = "shape",
+      .type = KPE_ARG_OBJECTS,
+      .offset = offsetof(struct prio_args, u.rtcr.shape),
+      .count_offset = offsetof(struct prio_args, u.rtcr.n_shape),
+      .elem = &point_schema },
+    { .name = "resources",
+      .type = KPE_ARG_OBJECTS,
+      .offset = offsetof(struct prio_args, u.rtcr.resources),
+      .count_offset = offsetof(struct prio_args, u.rtcr.n_resources),
+      .elem = &prio_resource_schema },
+};
+
+static const struct kpe_arg_schema rtcr_resolved = {
+    .key = "requestedToCapacityRatio",
+    .fields = KPE_ARG_FIELDS(rtcr_resolved_fields),
+};
+
 const struct prio_def prio_requested_to_capacity_ratio = {
     .name = PRIO_NAME_RTCR,
     .aliases = NULL,
@@ -248,6 +250,7 @@ const struct prio_def prio_requested_to_capacity_ratio = {
     .needs = KPE_NEED_PODS_ON_NODE,
     .args_kind = PRIO_ARGS_RTCR,
     .args = &rtcr_schema,
+    .resolved = &rtcr_resolved,
     .parse_args = parse_rtcr_args,
     .plugins = { &prio_plugin_requested_to_capacity_ratio },
     .own = NULL,

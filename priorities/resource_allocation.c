@@ -238,3 +238,35 @@ const struct kpe_arg_schema prio_default_resources_values = {
             "weight 1 each",
     .not_in_policy = true,
 };
+
+/* One {name, weight} resource: an element of RTCR's and the defaults. */
+static const struct kpe_arg_field resource_fields[] = {
+    { .name = "name",
+      .type = KPE_ARG_STRING,
+      .offset = offsetof(struct policy_resource, name),
+      .type_doc = "string" },
+    { .name = "weight",
+      .type = KPE_ARG_INT64,
+      .offset = offsetof(struct policy_resource, weight),
+      .type_doc = "int64" },
+};
+
+const struct kpe_arg_schema prio_resource_schema = {
+    .key = "resources",
+    .size = sizeof(struct policy_resource),
+    .fields = KPE_ARG_FIELDS(resource_fields),
+};
+
+/* check: Least/MostRequestedPriority's typed arguments. */
+static const struct kpe_arg_field resources_resolved_fields[] = {
+    { .name = "resources",
+      .type = KPE_ARG_OBJECTS,
+      .offset = offsetof(struct prio_args, u.resources.resources),
+      .count_offset = offsetof(struct prio_args, u.resources.n_resources),
+      .elem = &prio_resource_schema },
+};
+
+const struct kpe_arg_schema prio_resources_resolved = {
+    .key = "resources",
+    .fields = KPE_ARG_FIELDS(resources_resolved_fields),
+};

@@ -154,4 +154,10 @@ static inline int64_t prio_f2i64(double x)
 /* For list: the resources Least/MostRequestedPriority score. */
 extern const struct kpe_arg_schema prio_default_resources_values;
 
+/* One {name, weight} resource (struct policy_resource), as written. */
+extern const struct kpe_arg_schema prio_resource_schema;
+
+/* check: Least/MostRequestedPriority's typed arguments. */
+extern const struct kpe_arg_schema prio_resources_resolved;
+
 #endif

@@ -119,6 +119,7 @@ const struct prio_def prio_selector_spread_priority = {
     .needs = PRIO_NEED_SPREAD,
     .args_kind = PRIO_ARGS_TOPOLOGY_SPREAD,
     .values = &prio_spread_defaulting_values,
+    .resolved = &prio_spread_resolved,
     .parse_args = NULL,
     .plugins = { &prio_plugin_pod_topology_spread },
     .own = NULL,

@@ -163,6 +163,18 @@ static int parse_service_affinity_args(const void *written, struct arena *a,
     return kpe_strlist_push(a, &out->u.service_affinity.labels, saa->label, e);
 }
 
+/* The typed arguments, as check shows them. */
+static const struct kpe_arg_field service_affinity_resolved_fields[] = {
+    { .name = "antiAffinityLabelsPreference",
+      .type = KPE_ARG_STRINGS,
+      .offset = offsetof(struct prio_args, u.service_affinity.labels) },
+};
+
+static const struct kpe_arg_schema service_affinity_resolved = {
+    .key = "service_affinity",
+    .fields = KPE_ARG_FIELDS(service_affinity_resolved_fields),
+};
+
 const struct prio_def prio_service_affinity = {
     .name = PRIO_NAME_SERVICE_AFFINITY,
     .aliases = NULL,
@@ -171,6 +183,7 @@ const struct prio_def prio_service_affinity = {
     .needs = KPE_NEED_ALL_PODS | KPE_NEED_SERVICES,
     .args_kind = PRIO_ARGS_SERVICE_AFFINITY,
     .args = &service_anti_affinity_schema,
+    .resolved = &service_affinity_resolved,
     .parse_args = parse_service_affinity_args,
     .plugins = { &prio_plugin_service_affinity },
     .own = NULL,

@@ -288,6 +288,12 @@ static void predicate_descriptors_should_be_complete(void **state)
         if (!r[i]->plugins[0] == !r[i]->own)
             fail_msg("%s: needs either v1.22 plugins or its own code",
                      r[i]->name);
+        if (r[i]->args_kind != PRED_ARGS_NONE &&
+            r[i]->args_kind != PRED_ARGS_CUSTOM && !r[i]->resolved)
+            fail_msg("%s: typed arguments without a schema to show them",
+                     r[i]->name);
+        if (r[i]->args_kind == PRED_ARGS_CUSTOM && !r[i]->args)
+            fail_msg("%s: own arguments without a schema", r[i]->name);
         for (j = 0; j < KPE_MAX_PLUGINS && r[i]->plugins[j]; j++)
             check_pred_plugin(r[i], r[i]->plugins[j]);
         if (r[i]->own) {
@@ -324,6 +330,10 @@ static void priority_descriptors_should_be_complete(void **state)
 
         if (!r[i]->doc || !*r[i]->doc)
             fail_msg("%s: no doc line", r[i]->name);
+        if (r[i]->args_kind != PRIO_ARGS_NONE &&
+            r[i]->args_kind != PRIO_ARGS_CUSTOM && !r[i]->resolved)
+            fail_msg("%s: typed arguments without a schema to show them",
+                     r[i]->name);
         if (skipped != (!r[i]->plugins[0] && !r[i]->own))
             fail_msg("%s: only a skipped name may have no code", r[i]->name);
         if (r[i]->plugins[0] && r[i]->own)

@@ -61,8 +61,8 @@ static enum pred_code rack_pinning_filter(const struct pred_cycle *cy,
 {
     const struct pred_args *pa = args;
     const struct rack_pinning_arg *arg = pa ? pa->u.custom : NULL;
-    const char *label = arg && arg->label ? arg->label
-                                          : "topology.example.com/rack";
+    const char *label =
+        arg && arg->label ? arg->label : "topology.example.com/rack";
     const char *rack;
     size_t i;
 

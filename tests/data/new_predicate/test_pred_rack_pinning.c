@@ -61,8 +61,8 @@ static void rack_pinning_should_follow_its_argument(void **state)
         const char *pod, *nj;
         enum pred_code got;
 
-        if (policy_load_buffer("t.json", c->policy, strlen(c->policy), NULL,
-                               &p, &e))
+        if (policy_load_buffer("t.json", c->policy, strlen(c->policy), NULL, &p,
+                               &e))
             fail_msg("%s: %s", c->name, e.msg);
         assert_string_equal(p->preds[p->n_preds - 1].def->name, "RackPinning");
         arena_init(&a, 0);

@@ -10,7 +10,7 @@
 #include "kube/labels.h"
 #include "predicates/plugins.h"
 #include "predicates/reasons.h"
-#include "predicates/topology_counts.h"
+#include "kube/topology_counts.h"
 #include "predicates/predicates.h"
 
 #define NO_STATE                                                               \
@@ -22,13 +22,13 @@ struct ipa_state {
     size_t n_anti;
     struct pred_ipa_term *anti;
     bool self_matches; /* the pod matches all its own affinity terms */
-    struct pred_topo_counts existing_anti;   /* E */
-    struct pred_topo_counts affinity_counts; /* A */
-    struct pred_topo_counts anti_counts;     /* N */
+    struct topo_counts existing_anti;   /* E */
+    struct topo_counts affinity_counts; /* A */
+    struct topo_counts anti_counts;     /* N */
 };
 
 /* +1 at (key, node's value) when the node has the key. */
-static int bump(struct pred_topo_counts *m, const struct kube_node *node,
+static int bump(struct topo_counts *m, const struct kube_node *node,
                 const char *key)
 {
     const char *v = kube_labels_get(&node->labels, key);
@@ -36,7 +36,7 @@ static int bump(struct pred_topo_counts *m, const struct kube_node *node,
 
     if (!v)
         return 0;
-    count = pred_topo_counts_slot(m, key, v);
+    count = topo_counts_add(m, key, v, NULL);
     if (!count)
         return -1;
     (*count)++;
@@ -117,9 +117,9 @@ enum pred_code pred_inter_pod_affinity_prefilter(struct pred_cycle *cy,
     s = arena_calloc(cy->arena, 1, sizeof(*s));
     if (!s)
         return pred_fail(r, PRED_ERROR, "out of memory");
-    pred_topo_counts_init(&s->existing_anti, cy->arena);
-    pred_topo_counts_init(&s->affinity_counts, cy->arena);
-    pred_topo_counts_init(&s->anti_counts, cy->arena);
+    topo_counts_init(&s->existing_anti, cy->arena);
+    topo_counts_init(&s->affinity_counts, cy->arena);
+    topo_counts_init(&s->anti_counts, cy->arena);
     s->n_affinity = aff->n_required;
     s->n_anti = anti->n_required;
     if (pred_ipa_terms_build(cy->arena, cy->cluster, pod, aff->required,
@@ -145,7 +145,7 @@ static bool affinity_ok(const struct ipa_state *s, const struct kube_node *n)
 
         if (!v)
             return false;
-        if (pred_topo_counts_get(&s->affinity_counts, key, v) <= 0)
+        if (topo_counts_get(&s->affinity_counts, key, v) <= 0)
             pods_exist = false;
     }
     return pods_exist || (!s->affinity_counts.n && s->self_matches);
@@ -160,7 +160,7 @@ static bool anti_affinity_ok(const struct ipa_state *s,
         const char *key = s->anti[i].topology_key;
         const char *v = kube_labels_get(&n->labels, key);
 
-        if (v && pred_topo_counts_get(&s->anti_counts, key, v) > 0)
+        if (v && topo_counts_get(&s->anti_counts, key, v) > 0)
             return false;
     }
     return true;
@@ -172,8 +172,8 @@ static bool existing_anti_affinity_ok(const struct ipa_state *s,
     size_t i;
 
     for (i = 0; s->existing_anti.n && i < n->labels.n; i++)
-        if (pred_topo_counts_get(&s->existing_anti, n->labels.items[i].key,
-                                 n->labels.items[i].value) > 0)
+        if (topo_counts_get(&s->existing_anti, n->labels.items[i].key,
+                            n->labels.items[i].value) > 0)
             return false;
     return true;
 }
@@ -208,8 +208,8 @@ enum pred_code pred_inter_pod_affinity_filter(const struct pred_cycle *cy,
 
 /* ---- read-only view (inter_pod_affinity.h) ---- */
 
-static const struct pred_topo_counts *counts_of(const void *state,
-                                                enum pred_ipa_counts which)
+static const struct topo_counts *counts_of(const void *state,
+                                           enum pred_ipa_counts which)
 {
     const struct ipa_state *s = state;
 
@@ -228,7 +228,7 @@ static const struct pred_topo_counts *counts_of(const void *state,
 
 size_t pred_ipa_state_pairs(const void *state, enum pred_ipa_counts which)
 {
-    const struct pred_topo_counts *m = counts_of(state, which);
+    const struct topo_counts *m = counts_of(state, which);
 
     return m ? m->n : 0;
 }
@@ -236,9 +236,9 @@ size_t pred_ipa_state_pairs(const void *state, enum pred_ipa_counts which)
 int64_t pred_ipa_state_count(const void *state, enum pred_ipa_counts which,
                              const char *key, const char *value)
 {
-    const struct pred_topo_counts *m = counts_of(state, which);
+    const struct topo_counts *m = counts_of(state, which);
 
-    return m ? pred_topo_counts_get(m, key, value) : 0;
+    return m ? topo_counts_get(m, key, value) : 0;
 }
 
 const struct pred_plugin pred_plugin_inter_pod_affinity = {

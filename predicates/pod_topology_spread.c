@@ -11,7 +11,7 @@
 #include "kube/labels.h"
 #include "predicates/plugins.h"
 #include "predicates/reasons.h"
-#include "predicates/topology_counts.h"
+#include "kube/topology_counts.h"
 #include "predicates/predicates.h"
 
 #define NO_STATE                                                               \
@@ -30,7 +30,7 @@ struct spread_state {
     size_t n_keys;
     const char **keys; /* distinct topology keys, constraint order */
     int64_t *min;      /* minMatch per key */
-    struct pred_topo_counts counts;
+    struct topo_counts counts;
 };
 
 /* The pod's hard constraints (filterTopologySpreadConstraints). */
@@ -119,7 +119,7 @@ static int register_domains(const struct cluster *c, const struct kube_pod *pod,
         for (j = 0; j < s->n; j++) {
             const char *v = kube_labels_get(&node->labels, s->c[j].key);
 
-            if (!pred_topo_counts_slot(&s->counts, s->c[j].key, v))
+            if (!topo_counts_add(&s->counts, s->c[j].key, v, NULL))
                 return -1;
         }
     }
@@ -142,7 +142,7 @@ static void count_domains(const struct cluster *c, const struct kube_pod *pod,
         for (j = 0; j < s->n; j++) {
             const char *v = kube_labels_get(&ni->node->labels, s->c[j].key);
             int64_t *count =
-                pred_topo_counts_find(&s->counts, s->c[j].key, v ? v : "");
+                topo_counts_find(&s->counts, s->c[j].key, v ? v : "");
 
             if (count)
                 *count += count_matching(ni, pod->namespace, s->c[j].selector);
@@ -151,7 +151,7 @@ static void count_domains(const struct cluster *c, const struct kube_pod *pod,
     for (j = 0; j < s->n_keys; j++)
         s->min[j] = INT32_MAX;
     for (i = 0; i < s->counts.cap; i++) {
-        const struct pred_topo_slot *slot = &s->counts.slots[i];
+        const struct topo_counts_slot *slot = &s->counts.slots[i];
 
         for (j = 0; slot->key && j < s->n_keys; j++)
             if (!strcmp(s->keys[j], slot->key) && slot->count < s->min[j])
@@ -170,7 +170,7 @@ enum pred_code pred_pod_topology_spread_prefilter(struct pred_cycle *cy,
     (void)args; /* Policy args never carry DoNotSchedule defaults */
     if (!s)
         return pred_fail(r, PRED_ERROR, "out of memory");
-    pred_topo_counts_init(&s->counts, cy->arena);
+    topo_counts_init(&s->counts, cy->arena);
     code = collect(cy, s, r);
     if (code != PRED_FIT)
         return code;
@@ -205,7 +205,7 @@ enum pred_code pred_pod_topology_spread_filter(const struct pred_cycle *cy,
             return pred_fail(r, PRED_UNFIT_UNRESOLVABLE,
                              PRED_REASON_SPREAD_LABEL);
         self = kube_label_selector_matches(c->selector, &cy->pod->labels);
-        skew = pred_topo_counts_get(&s->counts, c->key, v) + self -
+        skew = topo_counts_get(&s->counts, c->key, v) + self -
                s->min[c->key_index];
         if (skew > c->max_skew)
             return pred_fail(r, PRED_UNFIT, PRED_REASON_SPREAD);
@@ -229,7 +229,7 @@ bool pred_spread_state_count(const void *state, const char *key,
                              const char *value, int64_t *count)
 {
     const struct spread_state *s = state;
-    const int64_t *c = s ? pred_topo_counts_find(&s->counts, key, value) : NULL;
+    const int64_t *c = s ? topo_counts_find(&s->counts, key, value) : NULL;
 
     if (c)
         *count = *c;

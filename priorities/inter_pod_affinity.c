@@ -12,7 +12,7 @@
 #include "priorities/plugins.h"
 #include "priorities/pod_affinity_terms.h"
 #include "priorities/priorities.h"
-#include "priorities/topology_map.h"
+#include "kube/topology_counts.h"
 
 /* One incoming preferred term with its namespaces resolved once. */
 struct in_term {
@@ -29,7 +29,7 @@ struct ipa_state {
     bool all_pods;                /* incoming pod has preferred terms */
     int32_t hard_weight;          /* hardPodAffinityWeight */
     struct kube_labels ns_labels; /* incoming pod's namespace labels */
-    struct prio_topo_map scores;  /* (topologyKey, value) -> weight sum */
+    struct topo_counts scores;    /* (topologyKey, value) -> weight sum */
     size_t n_keys;
     const char **keys; /* distinct topology keys in scores */
 };
@@ -98,7 +98,7 @@ static int add_at(struct prio_cycle *cy, struct ipa_state *s,
 
     if (!value)
         return 0;
-    cnt = prio_topo_map_add(&s->scores, key, value, NULL);
+    cnt = topo_counts_add(&s->scores, key, value, NULL);
     if (!cnt)
         return -1;
     *cnt += v;
@@ -227,7 +227,8 @@ int prio_inter_pod_affinity_prescore(struct prio_cycle *cy, const void *args,
     ns = cluster_namespace(c, cy->pod->namespace);
     if (ns)
         s->ns_labels = ns->labels;
-    if (init_terms(cy, s) < 0 || prio_topo_map_init(&s->scores, cy->arena, 64))
+    if (init_terms(cy, s) < 0 ||
+        topo_counts_init_hint(&s->scores, cy->arena, 64))
         return err_set(e, "InterPodAffinity: out of memory");
     match = arena_calloc(cy->arena, c->terms.n_ids + 1, sizeof(*match));
     if (!match)
@@ -268,7 +269,7 @@ int prio_inter_pod_affinity_score(const struct prio_cycle *cy, const void *args,
 
         if (!v)
             continue;
-        w = prio_topo_map_get(&s->scores, s->keys[k], v);
+        w = topo_counts_find(&s->scores, s->keys[k], v);
         if (w)
             *score += *w;
     }
@@ -285,7 +286,7 @@ int prio_inter_pod_affinity_normalize(const struct prio_cycle *cy,
 
     (void)args;
     (void)e;
-    if (!s->scores.len)
+    if (!s->scores.n)
         return 0;
     for (i = 0; i < cy->n_nodes; i++) {
         if (scores[i] > max)

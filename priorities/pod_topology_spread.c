@@ -107,7 +107,7 @@ static int init_domains(struct prio_cycle *cy, struct prio_spread_state *s,
     size_t i, j;
 
     s->ignored = arena_calloc(cy->arena, cy->cluster->n_nodes + 1, 1);
-    if (!s->ignored || prio_topo_map_init(&s->pairs, cy->arena, 64) < 0)
+    if (!s->ignored || topo_counts_init_hint(&s->pairs, cy->arena, 64) < 0)
         return err_set(e, "PodTopologySpread: out of memory");
     for (i = 0; i < cy->n_nodes; i++) {
         const struct kube_labels *l = &cy->nodes[i]->node->labels;
@@ -123,8 +123,8 @@ static int init_domains(struct prio_cycle *cy, struct prio_spread_state *s,
 
             if (s->c[j].hostname)
                 continue;
-            if (!prio_topo_map_add(&s->pairs, s->c[j].key,
-                                   label_or_empty(l, s->c[j].key), &created))
+            if (!topo_counts_add(&s->pairs, s->c[j].key,
+                                 label_or_empty(l, s->c[j].key), &created))
                 return err_set(e, "PodTopologySpread: out of memory");
             s->c[j].size += created;
         }
@@ -151,8 +151,8 @@ static void count_pods(struct prio_cycle *cy, struct prio_spread_state *s)
             (s->require_all && !has_all_keys(s, l)))
             continue;
         for (j = 0; j < s->n; j++) {
-            int64_t *cnt = prio_topo_map_get(&s->pairs, s->c[j].key,
-                                             label_or_empty(l, s->c[j].key));
+            int64_t *cnt = topo_counts_find(&s->pairs, s->c[j].key,
+                                            label_or_empty(l, s->c[j].key));
 
             if (cnt)
                 *cnt += prio_count_matching_pods(ni, cy->pod->namespace,
@@ -210,7 +210,7 @@ int prio_pod_topology_spread_score(const struct prio_cycle *cy,
             cnt = prio_count_matching_pods(ni, cy->pod->namespace,
                                            s->c[j].selector);
         } else {
-            const int64_t *p = prio_topo_map_get(&s->pairs, s->c[j].key, v);
+            const int64_t *p = topo_counts_find(&s->pairs, s->c[j].key, v);
 
             cnt = p ? *p : 0;
         }

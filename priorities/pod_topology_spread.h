@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "kube/types.h"
-#include "priorities/topology_map.h"
+#include "kube/topology_counts.h"
 #include "framework/args.h"
 
 #define PRIO_LABEL_HOSTNAME "kubernetes.io/hostname"
@@ -29,10 +29,10 @@ struct prio_spread_constraint {
 struct prio_spread_state {
     size_t n;
     struct prio_spread_constraint *c;
-    bool require_all;           /* nodes must carry every key */
-    unsigned char *ignored;     /* by cluster node index: not scored */
-    size_t n_ignored;           /* ignored nodes of F */
-    struct prio_topo_map pairs; /* (key, value) -> matching pod count */
+    bool require_all;         /* nodes must carry every key */
+    unsigned char *ignored;   /* by cluster node index: not scored */
+    size_t n_ignored;         /* ignored nodes of F */
+    struct topo_counts pairs; /* (key, value) -> matching pod count */
 };
 
 /* For list: the defaulting both spread priorities get. */

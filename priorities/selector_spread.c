@@ -10,7 +10,7 @@
 #include "kube/labels.h"
 #include "priorities/default_spread_selector.h"
 #include "priorities/plugins.h"
-#include "priorities/topology_map.h"
+#include "kube/topology_counts.h"
 #include "priorities/priorities.h"
 #include "priorities/pod_topology_spread.h"
 
@@ -58,7 +58,7 @@ int prio_selector_spread_normalize(const struct prio_cycle *cy,
     const struct selector_spread_state *s = state;
     const double zone_weighting = 2.0 / 3.0;
     const double max_node_score = (double)PRIO_MAX_NODE_SCORE;
-    struct prio_topo_map zones;
+    struct topo_counts zones;
     int64_t max_node = 0, max_zone = 0;
     const char *region, *zone;
     size_t i;
@@ -66,7 +66,7 @@ int prio_selector_spread_normalize(const struct prio_cycle *cy,
     (void)args;
     if (s->skip)
         return 0;
-    if (prio_topo_map_init(&zones, cy->arena, 16) < 0)
+    if (topo_counts_init_hint(&zones, cy->arena, 16) < 0)
         return err_set(e, "SelectorSpread: out of memory");
     for (i = 0; i < cy->n_nodes; i++) {
         int64_t *cnt;
@@ -75,7 +75,7 @@ int prio_selector_spread_normalize(const struct prio_cycle *cy,
             max_node = scores[i];
         if (!kube_node_zone_key(cy->nodes[i]->node, &region, &zone))
             continue;
-        cnt = prio_topo_map_add(&zones, region, zone, NULL);
+        cnt = topo_counts_add(&zones, region, zone, NULL);
         if (!cnt)
             return err_set(e, "SelectorSpread: out of memory");
         *cnt += scores[i];
@@ -88,14 +88,13 @@ int prio_selector_spread_normalize(const struct prio_cycle *cy,
         if (max_node > 0)
             f = max_node_score *
                 ((double)(max_node - scores[i]) / (double)max_node);
-        if (zones.len &&
-            kube_node_zone_key(cy->nodes[i]->node, &region, &zone)) {
+        if (zones.n && kube_node_zone_key(cy->nodes[i]->node, &region, &zone)) {
             double zs = max_node_score;
 
             if (max_zone > 0)
                 zs = max_node_score *
                      ((double)(max_zone -
-                               *prio_topo_map_get(&zones, region, zone)) /
+                               *topo_counts_find(&zones, region, zone)) /
                       (double)max_zone);
             f = (f * (1.0 - zone_weighting)) + (zone_weighting * zs);
         }

@@ -11,7 +11,7 @@
 #include "priorities/default_spread_selector.h"
 #include "priorities/plugins.h"
 #include "priorities/priorities.h"
-#include "priorities/topology_map.h"
+#include "kube/topology_counts.h"
 
 struct service_affinity_state {
     const struct kube_labels *selector; /* NULL: no service selects the pod */
@@ -66,11 +66,11 @@ static int add_label(const struct prio_cycle *cy, const char *label,
                      struct err *e)
 {
     const double max_score = (double)PRIO_MAX_NODE_SCORE;
-    struct prio_topo_map counts;
+    struct topo_counts counts;
     int64_t total = 0;
     size_t i;
 
-    if (prio_topo_map_init(&counts, cy->arena, 16) < 0)
+    if (topo_counts_init_hint(&counts, cy->arena, 16) < 0)
         return err_set(e, "ServiceAffinity: out of memory");
     for (i = 0; i < cy->n_nodes; i++) {
         const char *v = kube_labels_get(&cy->nodes[i]->node->labels, label);
@@ -79,7 +79,7 @@ static int add_label(const struct prio_cycle *cy, const char *label,
         total += raw[i];
         if (!v)
             continue;
-        cnt = prio_topo_map_add(&counts, label, v, NULL);
+        cnt = topo_counts_add(&counts, label, v, NULL);
         if (!cnt)
             return err_set(e, "ServiceAffinity: out of memory");
         *cnt += raw[i];
@@ -92,7 +92,7 @@ static int add_label(const struct prio_cycle *cy, const char *label,
             continue;
         if (total > 0)
             f = max_score *
-                ((double)(total - *prio_topo_map_get(&counts, label, v)) /
+                ((double)(total - *topo_counts_find(&counts, label, v)) /
                  (double)total);
         acc[i] += f / (double)n_labels;
     }

@@ -543,15 +543,15 @@ static int check_state(const struct state_case *tc)
         const int64_t *cnt;
 
         *eq = '\0';
-        cnt = prio_topo_map_get(&st->pairs, kv, eq + 1);
+        cnt = topo_counts_find(&st->pairs, kv, eq + 1);
         if (!cnt || *cnt) {
             print_error("%s: pair %s missing or counted\n", tc->name,
                         tc->pairs[i]);
             bad = 1;
         }
     }
-    if (st->pairs.len != n_pairs) {
-        print_error("%s: %zu pairs, want %zu\n", tc->name, st->pairs.len,
+    if (st->pairs.n != n_pairs) {
+        print_error("%s: %zu pairs, want %zu\n", tc->name, st->pairs.n,
                     n_pairs);
         bad = 1;
     }

@@ -13,58 +13,28 @@
 void jsonw_init(struct jsonw *w, int indent)
 {
     memset(w, 0, sizeof(*w));
+    strbuf_init(&w->out, 0);
     w->indent = indent;
     w->first[0] = true;
 }
 
 void jsonw_free(struct jsonw *w)
 {
-    free(w->buf);
+    strbuf_free(&w->out);
     memset(w, 0, sizeof(*w));
 }
 
 char *jsonw_take(struct jsonw *w, size_t *len)
 {
-    char *b = w->failed ? NULL : w->buf;
+    char *b = strbuf_take(&w->out, len);
 
-    if (w->failed)
-        free(w->buf);
-    if (len)
-        *len = b ? w->len : 0;
-    if (b && !w->len) {
-        /* Nothing written: still hand back an empty string. */
-        b[0] = '\0';
-    }
-    w->buf = NULL;
     jsonw_init(w, w->indent);
     return b;
 }
 
 static void put(struct jsonw *w, const char *s, size_t n)
 {
-    if (w->failed)
-        return;
-    if (w->len + n + 1 > w->cap) {
-        size_t cap = w->cap ? w->cap : 256;
-        char *nb;
-
-        while (cap < w->len + n + 1)
-            cap *= 2;
-        if (w->charge && arena_charge(w->charge, cap - w->cap) < 0) {
-            w->failed = true;
-            return;
-        }
-        nb = realloc(w->buf, cap);
-        if (!nb) {
-            w->failed = true;
-            return;
-        }
-        w->buf = nb;
-        w->cap = cap;
-    }
-    memcpy(w->buf + w->len, s, n);
-    w->len += n;
-    w->buf[w->len] = '\0';
+    strbuf_addn(&w->out, s, n);
 }
 
 static void newline(struct jsonw *w)
@@ -98,7 +68,7 @@ static void open(struct jsonw *w, char c)
     before_value(w);
     put(w, &c, 1);
     if (w->depth + 1 >= JSONW_MAX_DEPTH) {
-        w->failed = true;
+        w->out.failed = true;
         return;
     }
     w->depth++;
@@ -110,7 +80,7 @@ static void close_(struct jsonw *w, char c)
     bool empty;
 
     if (w->depth == 0) {
-        w->failed = true;
+        w->out.failed = true;
         return;
     }
     empty = w->first[w->depth];

@@ -11,23 +11,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kube/strbuf.h"
+
 #define JSONW_MAX_DEPTH 64
 
-struct arena;
-
 struct jsonw {
-    char *buf; /* malloc'd; NUL-terminated after every call */
-    size_t len;
-    size_t cap;
+    /*
+     * The text so far; out.failed: out of memory or misuse, the output is
+     * unusable. out.charge (NULL after jsonw_init): the growth is charged
+     * to this arena's limit and budget, and fails the writer when refused.
+     */
+    struct strbuf out;
     int indent; /* spaces per level; 0 = compact */
     int depth;
     bool first[JSONW_MAX_DEPTH]; /* no member written yet at this level */
     bool after_key;
-    bool failed; /* out of memory or misuse: the output is unusable */
-    /* Optional (NULL after jsonw_init): the buffer's growth is charged
-     * to this arena's limit and budget (arena_charge), and fails the
-     * writer when refused. */
-    struct arena *charge;
 };
 
 void jsonw_init(struct jsonw *w, int indent);

@@ -58,7 +58,8 @@ static struct topo_counts_slot *probe(struct topo_counts_slot *slots,
 static int grow(struct topo_counts *m)
 {
     size_t cap = m->cap ? m->cap * 2 : MIN_SLOTS;
-    struct topo_counts_slot *slots = arena_calloc(m->arena, cap, sizeof(*slots));
+    struct topo_counts_slot *slots =
+        arena_calloc(m->arena, cap, sizeof(*slots));
     size_t i;
 
     if (!slots)

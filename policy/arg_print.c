@@ -4,27 +4,27 @@
  */
 #include "policy/arg_print.h"
 
-static void strlist_out(struct pbuf *b, const struct policy_strlist *l,
+static void strlist_out(struct strbuf *b, const struct policy_strlist *l,
                         bool json)
 {
     size_t i;
 
-    pbuf_add(b, "[");
+    strbuf_add(b, "[");
     for (i = 0; i < l->n; i++) {
-        pbuf_add(b, i ? ", " : "");
+        strbuf_add(b, i ? ", " : "");
         if (json)
-            pbuf_json_str(b, l->v[i]);
+            quote_json(b, l->v[i]);
         else
-            pbuf_add(b, l->v[i]);
+            strbuf_add(b, l->v[i]);
     }
-    pbuf_add(b, "]");
+    strbuf_add(b, "]");
 }
 
-static void field_out(struct pbuf *b, const struct kpe_arg_field *f,
+static void field_out(struct strbuf *b, const struct kpe_arg_field *f,
                       const void *value, bool json);
 
 /* A list of objects: JSON objects, or "a:b" elements in text. */
-static void objects_out(struct pbuf *b, const struct kpe_arg_field *f,
+static void objects_out(struct strbuf *b, const struct kpe_arg_field *f,
                         const void *value, bool json)
 {
     const unsigned char *items = *(
@@ -33,24 +33,24 @@ static void objects_out(struct pbuf *b, const struct kpe_arg_field *f,
         *(const size_t *)((const unsigned char *)value + f->count_offset);
     size_t i, j;
 
-    pbuf_add(b, "[");
+    strbuf_add(b, "[");
     for (i = 0; i < n; i++) {
         const void *item = items + i * f->elem->size;
 
-        pbuf_add(b, i ? ", " : "");
+        strbuf_add(b, i ? ", " : "");
         if (json) {
             policy_arg_json(b, f->elem, item);
             continue;
         }
         for (j = 0; j < f->elem->n_fields; j++) {
-            pbuf_add(b, j ? ":" : "");
+            strbuf_add(b, j ? ":" : "");
             field_out(b, &f->elem->fields[j], item, false);
         }
     }
-    pbuf_add(b, "]");
+    strbuf_add(b, "]");
 }
 
-static void field_out(struct pbuf *b, const struct kpe_arg_field *f,
+static void field_out(struct strbuf *b, const struct kpe_arg_field *f,
                       const void *value, bool json)
 {
     const unsigned char *at = (const unsigned char *)value + f->offset;
@@ -60,18 +60,18 @@ static void field_out(struct pbuf *b, const struct kpe_arg_field *f,
     case KPE_ARG_STRING:
         str = *(const char *const *)at ? *(const char *const *)at : "";
         if (json)
-            pbuf_json_str(b, str);
+            quote_json(b, str);
         else
-            pbuf_add(b, str);
+            strbuf_add(b, str);
         break;
     case KPE_ARG_BOOL:
-        pbuf_add(b, *(const bool *)at ? "true" : "false");
+        strbuf_add(b, *(const bool *)at ? "true" : "false");
         break;
     case KPE_ARG_INT32:
-        pbuf_printf(b, "%d", (int)*(const int32_t *)at);
+        strbuf_printf(b, "%d", (int)*(const int32_t *)at);
         break;
     case KPE_ARG_INT64:
-        pbuf_printf(b, "%lld", (long long)*(const int64_t *)at);
+        strbuf_printf(b, "%lld", (long long)*(const int64_t *)at);
         break;
     case KPE_ARG_STRINGS:
         strlist_out(b, (const struct policy_strlist *)at, json);
@@ -82,9 +82,9 @@ static void field_out(struct pbuf *b, const struct kpe_arg_field *f,
     case KPE_ARG_ENUM:
         str = f->enum_names[*(const int *)at];
         if (json)
-            pbuf_json_str(b, str);
+            quote_json(b, str);
         else
-            pbuf_add(b, str);
+            strbuf_add(b, str);
         break;
     case KPE_ARG_OBJECT:
         if (json)
@@ -102,39 +102,39 @@ static bool left_out(const struct kpe_arg_field *f, const void *value)
            !*(const char *const *)((const unsigned char *)value + f->offset);
 }
 
-void policy_arg_json(struct pbuf *b, const struct kpe_arg_schema *s,
+void policy_arg_json(struct strbuf *b, const struct kpe_arg_schema *s,
                      const void *value)
 {
     const char *sep = "";
     size_t i;
 
-    pbuf_add(b, "{");
+    strbuf_add(b, "{");
     for (i = 0; value && i < s->n_fields; i++) {
         if (left_out(&s->fields[i], value))
             continue;
-        pbuf_printf(b, "%s\"%s\": ", sep, s->fields[i].name);
+        strbuf_printf(b, "%s\"%s\": ", sep, s->fields[i].name);
         field_out(b, &s->fields[i], value, true);
         sep = ", ";
     }
-    pbuf_add(b, "}");
+    strbuf_add(b, "}");
 }
 
-void policy_arg_text(struct pbuf *b, const struct kpe_arg_schema *s,
+void policy_arg_text(struct strbuf *b, const struct kpe_arg_schema *s,
                      const void *value)
 {
     const char *sep = "";
     size_t i;
 
     for (i = 0; i < s->n_fields; i++) {
-        pbuf_add(b, sep);
+        strbuf_add(b, sep);
         sep = " ";
         if (s->fields[i].type == KPE_ARG_OBJECT && value) {
             field_out(b, &s->fields[i], value, false); /* flat */
             continue;
         }
-        pbuf_printf(b, "%s=", s->fields[i].name);
+        strbuf_printf(b, "%s=", s->fields[i].name);
         if (!value || left_out(&s->fields[i], value))
-            pbuf_add(b, s->fields[i].def ? s->fields[i].def : "");
+            strbuf_add(b, s->fields[i].def ? s->fields[i].def : "");
         else
             field_out(b, &s->fields[i], value, false);
     }

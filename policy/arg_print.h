@@ -13,12 +13,12 @@
  * left out while unset, other unset strings are Go's zero value "". value
  * NULL: {}.
  */
-void policy_arg_json(struct pbuf *b, const struct kpe_arg_schema *s,
+void policy_arg_json(struct strbuf *b, const struct kpe_arg_schema *s,
                      const void *value);
 
 /* "field=value field=value" (lists as [a, b], objects as [x:y]); unset
  * fields show their default. value NULL: every default. */
-void policy_arg_text(struct pbuf *b, const struct kpe_arg_schema *s,
+void policy_arg_text(struct strbuf *b, const struct kpe_arg_schema *s,
                      const void *value);
 
 #endif

@@ -54,7 +54,7 @@ const char *policy_loc_field(struct policy *p, const struct policy_loc *loc,
 
 struct agg {
     struct policy *p;
-    struct pbuf b;
+    struct strbuf b;
     const char **seen; /* v1.22 texts already reported (Aggregate dedups) */
     size_t n;
 };
@@ -83,10 +83,10 @@ static void agg_add(struct agg *g, const char *where, const char *fmt, ...)
         memcpy(v, g->seen, g->n * sizeof(*v));
     v[g->n] = arena_strdup(&g->p->arena, msg);
     g->seen = v;
-    pbuf_add(&g->b, g->n ? ", " : "");
+    strbuf_add(&g->b, g->n ? ", " : "");
     if (where && *where)
-        pbuf_printf(&g->b, "%s: ", where);
-    pbuf_add(&g->b, msg);
+        strbuf_printf(&g->b, "%s: ", where);
+    strbuf_add(&g->b, msg);
     g->n++;
 }
 
@@ -147,10 +147,10 @@ static void validate_managed_resource(struct agg *g, const char *path,
 {
     const char *msgs[4];
     size_t n = kpe_qualified_name_errors(name, msgs, 4), i;
-    struct pbuf q;
+    struct strbuf q;
 
-    pbuf_init(&q);
-    pbuf_go_quote(&q, name);
+    strbuf_init(&q, PBUF_MAX);
+    quote_go(&q, name);
     for (i = 0; i < n && i < 4; i++)
         agg_add(g, NULL, "%s: Invalid value: %s: %s", path, q.s ? q.s : "",
                 msgs[i]);
@@ -167,7 +167,7 @@ static void validate_managed_resource(struct agg *g, const char *path,
                     "name",
                     path, q.s ? q.s : "");
     }
-    pbuf_free(&q);
+    strbuf_free(&q);
 }
 
 static void validate_extenders(struct agg *g)
@@ -197,7 +197,7 @@ static void validate_extenders(struct agg *g)
             const char *path = arena_sprintf(
                 &g->p->arena, "extenders[%zu].managedResources[%zu].name", i,
                 j);
-            struct pbuf q;
+            struct strbuf q;
 
             name = name ? name : "";
             validate_managed_resource(g, path, name);
@@ -206,13 +206,13 @@ static void validate_extenders(struct agg *g)
                     break;
             }
             if (k < n_names) {
-                pbuf_init(&q);
-                pbuf_go_quote(&q, name);
+                strbuf_init(&q, PBUF_MAX);
+                quote_go(&q, name);
                 agg_add(g, line,
                         "%s: Invalid value: %s: duplicate extender managed "
                         "resource name",
                         path, q.s ? q.s : "");
-                pbuf_free(&q);
+                strbuf_free(&q);
             } else if (names) {
                 names[n_names++] = name;
             }
@@ -236,7 +236,7 @@ static int validate_policy(struct policy *p, struct err *e)
 
     memset(&g, 0, sizeof(g));
     g.p = p;
-    pbuf_init(&g.b);
+    strbuf_init(&g.b, PBUF_MAX);
     for (i = 0; i < d->n_prios; i++) {
         const struct policy_prio_entry *pe = &d->prios[i];
 
@@ -258,7 +258,7 @@ static int validate_policy(struct policy *p, struct err *e)
         rc = err_set(e, "%s", g.b.s ? g.b.s : "");
     else if (g.n > 1)
         rc = err_set(e, "[%s]", g.b.s ? g.b.s : "");
-    pbuf_free(&g.b);
+    strbuf_free(&g.b);
     if (rc)
         return rc;
     /* v1.22 truncates weights to int32 (4.5): refuse rather than wrap. */

@@ -94,7 +94,7 @@ int policy_build_profile(const struct policy *p, struct arena *a,
 /* ---- KubeSchedulerConfiguration ---- */
 
 /* Go's time.Duration.String(), with "us" for microseconds. */
-static void go_duration(struct pbuf *b, int64_t d)
+static void go_duration(struct strbuf *b, int64_t d)
 {
     uint64_t u = d < 0 ? (uint64_t)0 - (uint64_t)d : (uint64_t)d;
     char frac[32];
@@ -102,9 +102,9 @@ static void go_duration(struct pbuf *b, int64_t d)
     uint64_t div = 1, f;
 
     if (d < 0)
-        pbuf_add(b, "-");
+        strbuf_add(b, "-");
     if (u == 0) {
-        pbuf_add(b, "0s");
+        strbuf_add(b, "0s");
         return;
     }
     if (u < 1000000000ULL) {
@@ -120,23 +120,23 @@ static void go_duration(struct pbuf *b, int64_t d)
     for (k = prec; k > 0 && frac[k - 1] == '0'; k--)
         frac[k - 1] = '\0';
     if (u < 1000000000ULL) {
-        pbuf_printf(b, "%llu", (unsigned long long)(u / div));
+        strbuf_printf(b, "%llu", (unsigned long long)(u / div));
         if (f)
-            pbuf_printf(b, ".%s", frac);
-        pbuf_add(b, u < 1000 ? "ns" : u < 1000000 ? "us" : "ms");
+            strbuf_printf(b, ".%s", frac);
+        strbuf_add(b, u < 1000 ? "ns" : u < 1000000 ? "us" : "ms");
         return;
     }
     {
         uint64_t s = u / div, m = s / 60, h = m / 60;
 
         if (h)
-            pbuf_printf(b, "%lluh", (unsigned long long)h);
+            strbuf_printf(b, "%lluh", (unsigned long long)h);
         if (m)
-            pbuf_printf(b, "%llum", (unsigned long long)(m % 60));
-        pbuf_printf(b, "%llu", (unsigned long long)(s % 60));
+            strbuf_printf(b, "%llum", (unsigned long long)(m % 60));
+        strbuf_printf(b, "%llu", (unsigned long long)(s % 60));
         if (f)
-            pbuf_printf(b, ".%s", frac);
-        pbuf_add(b, "s");
+            strbuf_printf(b, ".%s", frac);
+        strbuf_add(b, "s");
     }
 }
 
@@ -230,20 +230,20 @@ static const char *strategy_type(const struct policy_prio *u)
     return "LeastAllocated";
 }
 
-static void y_plugins(struct pbuf *b, struct kctx *k,
+static void y_plugins(struct strbuf *b, struct kctx *k,
                       const struct policy_profile *pr)
 {
     size_t ep, i;
 
-    pbuf_add(b, "    plugins:\n");
+    strbuf_add(b, "    plugins:\n");
     if (k->v == POLICY_KSC_V1)
-        pbuf_add(b, "      multiPoint:\n        disabled:\n"
-                    "        - name: \"*\"\n");
+        strbuf_add(b, "      multiPoint:\n        disabled:\n"
+                      "        - name: \"*\"\n");
     for (ep = 0; ep < POLICY_EP_COUNT; ep++) {
         size_t shown = 0;
 
-        pbuf_printf(b, "      %s:\n", policy_ep_names[ep]);
-        pbuf_add(b, "        disabled:\n        - name: \"*\"\n");
+        strbuf_printf(b, "      %s:\n", policy_ep_names[ep]);
+        strbuf_add(b, "        disabled:\n        - name: \"*\"\n");
         for (i = 0; i < pr->n_points[ep]; i++) {
             const struct policy_plugin *pl = &pr->points[ep][i];
             const char *name = pl->name;
@@ -258,10 +258,10 @@ static void y_plugins(struct pbuf *b, struct kctx *k,
             } else if (removed_plugin(name)) {
                 continue;
             }
-            pbuf_add(b, shown++ ? "" : "        enabled:\n");
-            pbuf_printf(b, "        - name: %s\n", name);
+            strbuf_add(b, shown++ ? "" : "        enabled:\n");
+            strbuf_printf(b, "        - name: %s\n", name);
             if (ep == POLICY_EP_SCORE)
-                pbuf_printf(b, "          weight: %d\n", (int)pl->weight);
+                strbuf_printf(b, "          weight: %d\n", (int)pl->weight);
         }
     }
 }
@@ -291,43 +291,43 @@ static const struct policy_prio *find_unit(const struct policy *p,
     return NULL;
 }
 
-static void y_fit_args(struct pbuf *b, const struct kctx *k)
+static void y_fit_args(struct strbuf *b, const struct kctx *k)
 {
     const struct policy_prio *u = k->fit_scoring;
     const struct policy_resource *res;
     size_t n, i;
 
-    pbuf_add(b, "    - name: NodeResourcesFit\n      args:\n");
+    strbuf_add(b, "    - name: NodeResourcesFit\n      args:\n");
     if (!u) {
-        pbuf_add(b, "        {}\n");
+        strbuf_add(b, "        {}\n");
         return;
     }
-    pbuf_printf(b, "        scoringStrategy:\n          type: %s\n",
-                strategy_type(u));
+    strbuf_printf(b, "        scoringStrategy:\n          type: %s\n",
+                  strategy_type(u));
     res = u->args.kind == PRIO_ARGS_RTCR ? u->args.u.rtcr.resources
                                          : u->args.u.resources.resources;
     n = u->args.kind == PRIO_ARGS_RTCR ? u->args.u.rtcr.n_resources
                                        : u->args.u.resources.n_resources;
-    pbuf_add(b, "          resources:\n");
+    strbuf_add(b, "          resources:\n");
     for (i = 0; i < n; i++) {
-        pbuf_add(b, "          - name: ");
-        pbuf_yaml_str(b, res[i].name);
-        pbuf_printf(b, "\n            weight: %lld\n",
-                    (long long)res[i].weight);
+        strbuf_add(b, "          - name: ");
+        quote_yaml(b, res[i].name);
+        strbuf_printf(b, "\n            weight: %lld\n",
+                      (long long)res[i].weight);
     }
     if (u->args.kind == PRIO_ARGS_RTCR) {
-        pbuf_add(b, "          requestedToCapacityRatio:\n"
-                    "            shape:\n");
+        strbuf_add(b, "          requestedToCapacityRatio:\n"
+                      "            shape:\n");
         for (i = 0; i < u->args.u.rtcr.n_shape; i++)
-            pbuf_printf(b,
-                        "            - utilization: %d\n"
-                        "              score: %d\n",
-                        (int)u->args.u.rtcr.shape[i].utilization,
-                        (int)u->args.u.rtcr.shape[i].score);
+            strbuf_printf(b,
+                          "            - utilization: %d\n"
+                          "              score: %d\n",
+                          (int)u->args.u.rtcr.shape[i].utilization,
+                          (int)u->args.u.rtcr.shape[i].score);
     }
 }
 
-static void y_plugin_config(struct pbuf *b, const struct kctx *k,
+static void y_plugin_config(struct strbuf *b, const struct kctx *k,
                             const struct policy_profile *pr)
 {
     const struct policy_prio *spread =
@@ -335,62 +335,62 @@ static void y_plugin_config(struct pbuf *b, const struct kctx *k,
     /* Only the priority carries the Policy's value; else v1beta2's 1. */
     const struct policy_prio *inter = find_unit(k->p, PRIO_ARGS_INTER_POD);
 
-    pbuf_add(b, "    pluginConfig:\n"
-                "    - name: DefaultPreemption\n      args:\n"
-                "        minCandidateNodesPercentage: 10\n"
-                "        minCandidateNodesAbsolute: 100\n");
+    strbuf_add(b, "    pluginConfig:\n"
+                  "    - name: DefaultPreemption\n      args:\n"
+                  "        minCandidateNodesPercentage: 10\n"
+                  "        minCandidateNodesAbsolute: 100\n");
     if (profile_has(pr, "InterPodAffinity"))
-        pbuf_printf(
+        strbuf_printf(
             b,
             "    - name: InterPodAffinity\n      args:\n"
             "        hardPodAffinityWeight: %d\n",
             inter ? (int)inter->args.u.inter_pod.hard_pod_affinity_weight : 1);
     if (profile_has(pr, "NodeResourcesBalancedAllocation"))
-        pbuf_add(b, "    - name: NodeResourcesBalancedAllocation\n"
-                    "      args:\n        resources:\n"
-                    "        - name: cpu\n          weight: 1\n"
-                    "        - name: memory\n          weight: 1\n");
+        strbuf_add(b, "    - name: NodeResourcesBalancedAllocation\n"
+                      "      args:\n        resources:\n"
+                      "        - name: cpu\n          weight: 1\n"
+                      "        - name: memory\n          weight: 1\n");
     if (profile_has(pr, "NodeResourcesFit") || k->fit_scoring)
         y_fit_args(b, k);
     if (profile_has(pr, "PodTopologySpread"))
-        pbuf_printf(b,
-                    "    - name: PodTopologySpread\n      args:\n"
-                    "        defaultingType: %s\n",
-                    spread &&
-                            spread->args.u.spread.defaulting == PRIO_SPREAD_LIST
-                        ? "List"
-                        : "System");
+        strbuf_printf(b,
+                      "    - name: PodTopologySpread\n      args:\n"
+                      "        defaultingType: %s\n",
+                      spread && spread->args.u.spread.defaulting ==
+                                    PRIO_SPREAD_LIST
+                          ? "List"
+                          : "System");
     if (profile_has(pr, "VolumeBinding"))
-        pbuf_add(b, "    - name: VolumeBinding\n      args:\n"
-                    "        bindTimeoutSeconds: 600\n");
+        strbuf_add(b, "    - name: VolumeBinding\n      args:\n"
+                      "        bindTimeoutSeconds: 600\n");
 }
 
-static void y_kv(struct pbuf *b, const char *indent, const char *key,
+static void y_kv(struct strbuf *b, const char *indent, const char *key,
                  const char *v)
 {
     if (!v || !*v)
         return;
-    pbuf_printf(b, "%s%s: ", indent, key);
-    pbuf_yaml_str(b, v);
-    pbuf_add(b, "\n");
+    strbuf_printf(b, "%s%s: ", indent, key);
+    quote_yaml(b, v);
+    strbuf_add(b, "\n");
 }
 
-static void y_policy_extender(struct pbuf *b, const struct policy_extender *x)
+static void y_policy_extender(struct strbuf *b, const struct policy_extender *x)
 {
     size_t i;
 
-    pbuf_add(b, "- urlPrefix: ");
-    pbuf_yaml_str(b, x->url_prefix);
-    pbuf_add(b, "\n");
+    strbuf_add(b, "- urlPrefix: ");
+    quote_yaml(b, x->url_prefix);
+    strbuf_add(b, "\n");
     y_kv(b, "  ", "filterVerb", x->filter_verb);
     y_kv(b, "  ", "preemptVerb", x->preempt_verb);
     y_kv(b, "  ", "prioritizeVerb", x->prioritize_verb);
     y_kv(b, "  ", "bindVerb", x->bind_verb);
-    pbuf_printf(b, "  weight: %lld\n", (long long)x->weight);
-    pbuf_printf(b, "  enableHTTPS: %s\n", x->enable_https ? "true" : "false");
+    strbuf_printf(b, "  weight: %lld\n", (long long)x->weight);
+    strbuf_printf(b, "  enableHTTPS: %s\n", x->enable_https ? "true" : "false");
     if (x->has_tls) {
-        pbuf_printf(b, "  tlsConfig:\n    insecure: %s\n",
-                    x->tls.insecure ? "true" : "false");
+        strbuf_printf(b, "  tlsConfig:\n    insecure: %s\n",
+                      x->tls.insecure ? "true" : "false");
         y_kv(b, "    ", "serverName", x->tls.server_name);
         y_kv(b, "    ", "certFile", x->tls.cert_file);
         y_kv(b, "    ", "keyFile", x->tls.key_file);
@@ -400,26 +400,27 @@ static void y_policy_extender(struct pbuf *b, const struct policy_extender *x)
         y_kv(b, "    ", "caData", x->tls.ca_data);
     }
     if (x->http_timeout_ns) {
-        pbuf_add(b, "  httpTimeout: ");
+        strbuf_add(b, "  httpTimeout: ");
         go_duration(b, x->http_timeout_ns);
-        pbuf_add(b, "\n");
+        strbuf_add(b, "\n");
     }
-    pbuf_printf(b, "  nodeCacheCapable: %s\n",
-                x->node_cache_capable ? "true" : "false");
+    strbuf_printf(b, "  nodeCacheCapable: %s\n",
+                  x->node_cache_capable ? "true" : "false");
     if (x->n_managed_resources) {
-        pbuf_add(b, "  managedResources:\n");
+        strbuf_add(b, "  managedResources:\n");
         for (i = 0; i < x->n_managed_resources; i++) {
-            pbuf_add(b, "  - name: ");
-            pbuf_yaml_str(b, x->managed_resources[i].name);
-            pbuf_printf(b, "\n    ignoredByScheduler: %s\n",
-                        x->managed_resources[i].ignored_by_scheduler ? "true"
-                                                                     : "false");
+            strbuf_add(b, "  - name: ");
+            quote_yaml(b, x->managed_resources[i].name);
+            strbuf_printf(b, "\n    ignoredByScheduler: %s\n",
+                          x->managed_resources[i].ignored_by_scheduler
+                              ? "true"
+                              : "false");
         }
     }
-    pbuf_printf(b, "  ignorable: %s\n", x->ignorable ? "true" : "false");
+    strbuf_printf(b, "  ignorable: %s\n", x->ignorable ? "true" : "false");
 }
 
-static void y_extenders(struct pbuf *b, const struct kctx *k, const char *url)
+static void y_extenders(struct strbuf *b, const struct kctx *k, const char *url)
 {
     const struct policy *p = k->p;
     size_t i;
@@ -427,37 +428,37 @@ static void y_extenders(struct pbuf *b, const struct kctx *k, const char *url)
 
     if (!any && !p->doc.n_extenders)
         return;
-    pbuf_add(b, "extenders:\n");
+    strbuf_add(b, "extenders:\n");
     if (any) {
-        pbuf_add(b, "# This server evaluates what the target's in-tree "
-                    "plugins cannot:\n");
+        strbuf_add(b, "# This server evaluates what the target's in-tree "
+                      "plugins cannot:\n");
         if (k->n_pred_delegated) {
-            pbuf_add(b, "#   filter:");
+            strbuf_add(b, "#   filter:");
             for (i = 0; i < p->n_preds; i++) {
                 if (k->pred_delegated[i])
-                    pbuf_printf(b, " %s", p->preds[i].def->name);
+                    strbuf_printf(b, " %s", p->preds[i].def->name);
             }
-            pbuf_add(b, "\n");
+            strbuf_add(b, "\n");
         }
         if (k->n_prio_delegated) {
-            pbuf_add(b, "#   prioritize (weight = sum of their weights):");
+            strbuf_add(b, "#   prioritize (weight = sum of their weights):");
             for (i = 0; i < p->n_prios; i++) {
                 if (k->prio_delegated[i])
-                    pbuf_printf(b, " %s(%d)", p->prios[i].def->name,
-                                (int)p->prios[i].weight);
+                    strbuf_printf(b, " %s(%d)", p->prios[i].def->name,
+                                  (int)p->prios[i].weight);
             }
-            pbuf_add(b, "\n");
+            strbuf_add(b, "\n");
         }
-        pbuf_add(b, "- urlPrefix: ");
-        pbuf_yaml_str(b, url);
-        pbuf_add(b, "\n");
+        strbuf_add(b, "- urlPrefix: ");
+        quote_yaml(b, url);
+        strbuf_add(b, "\n");
         if (k->n_pred_delegated)
-            pbuf_add(b, "  filterVerb: filter\n");
+            strbuf_add(b, "  filterVerb: filter\n");
         if (k->n_prio_delegated)
-            pbuf_printf(b, "  prioritizeVerb: prioritize\n  weight: %lld\n",
-                        (long long)k->delegated_weight);
-        pbuf_add(b, "  enableHTTPS: false\n  nodeCacheCapable: true\n"
-                    "  httpTimeout: 5s\n  ignorable: false\n");
+            strbuf_printf(b, "  prioritizeVerb: prioritize\n  weight: %lld\n",
+                          (long long)k->delegated_weight);
+        strbuf_add(b, "  enableHTTPS: false\n  nodeCacheCapable: true\n"
+                      "  httpTimeout: 5s\n  ignorable: false\n");
     }
     for (i = 0; i < p->n_extenders; i++)
         y_policy_extender(b, p->extenders[i]);
@@ -469,14 +470,14 @@ int policy_write_ksc(FILE *f, const struct policy *p, enum policy_ksc_version v,
     struct arena a;
     struct policy_profile pr;
     struct kctx k;
-    struct pbuf b;
+    struct strbuf b;
     int rc = -1;
 
     memset(&k, 0, sizeof(k));
     k.p = p;
     k.v = v;
     arena_init(&a, 0);
-    pbuf_init(&b);
+    strbuf_init(&b, PBUF_MAX);
     k.pred_delegated = arena_calloc(&a, p->n_preds + 1, sizeof(bool));
     k.prio_delegated = arena_calloc(&a, p->n_prios + 1, sizeof(bool));
     if (!k.pred_delegated || !k.prio_delegated) {
@@ -486,19 +487,19 @@ int policy_write_ksc(FILE *f, const struct policy *p, enum policy_ksc_version v,
     if (policy_build_profile(p, &a, &pr, e))
         goto out;
     classify(&k);
-    pbuf_printf(&b,
-                "# KubeSchedulerConfiguration equivalent to the Policy %s,\n"
-                "# as kube-scheduler v1.22 builds it "
-                "(generated by kube-policy-extender convert).\n",
-                p->source);
+    strbuf_printf(&b,
+                  "# KubeSchedulerConfiguration equivalent to the Policy %s,\n"
+                  "# as kube-scheduler v1.22 builds it "
+                  "(generated by kube-policy-extender convert).\n",
+                  p->source);
     if (p->always_check_all_predicates)
-        pbuf_add(&b, "# alwaysCheckAllPredicates: true has no "
-                     "KubeSchedulerConfiguration equivalent.\n");
-    pbuf_printf(&b,
-                "apiVersion: kubescheduler.config.k8s.io/%s\n"
-                "kind: KubeSchedulerConfiguration\n"
-                "profiles:\n  - schedulerName: default-scheduler\n",
-                v == POLICY_KSC_V1 ? "v1" : "v1beta2");
+        strbuf_add(&b, "# alwaysCheckAllPredicates: true has no "
+                       "KubeSchedulerConfiguration equivalent.\n");
+    strbuf_printf(&b,
+                  "apiVersion: kubescheduler.config.k8s.io/%s\n"
+                  "kind: KubeSchedulerConfiguration\n"
+                  "profiles:\n  - schedulerName: default-scheduler\n",
+                  v == POLICY_KSC_V1 ? "v1" : "v1beta2");
     y_plugins(&b, &k, &pr);
     y_plugin_config(&b, &k, &pr);
     y_extenders(&b, &k, extender_url ? extender_url : "http://127.0.0.1:8888");
@@ -512,7 +513,7 @@ int policy_write_ksc(FILE *f, const struct policy *p, enum policy_ksc_version v,
     }
     rc = 0;
 out:
-    pbuf_free(&b);
+    strbuf_free(&b);
     arena_destroy(&a);
     return rc;
 }

@@ -391,18 +391,18 @@ static int argument_key(struct ictx *c, const char *v,
                         struct kpe_args_written *w)
 {
     const struct kpe_arg_schema *s = schema_named(schemas, n, v, strlen(v));
-    struct pbuf b;
+    struct strbuf b;
     size_t i;
 
     if (s)
         return kpe_args_add(w, s, &c->p->arena) ? 1 : fail(c, "out of memory");
     if (!strcmp(v, "empty"))
         return 1;
-    pbuf_init(&b);
+    strbuf_init(&b, PBUF_MAX);
     for (i = 0; i < n; i++)
-        pbuf_printf(&b, "%s%s", i ? ", " : "", schemas[i]->key);
+        strbuf_printf(&b, "%s%s", i ? ", " : "", schemas[i]->key);
     fail(c, "argument: expected %s or empty, got \"%s\"", b.s ? b.s : "", v);
-    pbuf_free(&b);
+    strbuf_free(&b);
     return 0;
 }
 
@@ -433,20 +433,20 @@ static int arg_key(struct ictx *c, const char *key, const char *v,
 }
 
 /* The keys an entry section knows, for an unknown-key message. */
-static void known_keys(struct pbuf *b, const char *fixed,
+static void known_keys(struct strbuf *b, const char *fixed,
                        const struct kpe_arg_schema *const *schemas, size_t n)
 {
     size_t i, j;
 
-    pbuf_add(b, fixed);
+    strbuf_add(b, fixed);
     for (i = 0; i < n; i++) {
         if (schemas[i]->n_fields > 2) {
-            pbuf_printf(b, ", %s.*", schemas[i]->key);
+            strbuf_printf(b, ", %s.*", schemas[i]->key);
             continue;
         }
         for (j = 0; j < schemas[i]->n_fields; j++)
-            pbuf_printf(b, ", %s.%s", schemas[i]->key,
-                        schemas[i]->fields[j].name);
+            strbuf_printf(b, ", %s.%s", schemas[i]->key,
+                          schemas[i]->fields[j].name);
     }
 }
 
@@ -455,13 +455,13 @@ static int unknown_entry_key(struct ictx *c, const char *kind,
                              const struct kpe_arg_schema *const *schemas,
                              size_t n)
 {
-    struct pbuf b;
+    struct strbuf b;
 
-    pbuf_init(&b);
+    strbuf_init(&b, PBUF_MAX);
     known_keys(&b, fixed, schemas, n);
     fail(c, "[%s \"%s\"]: unknown key \"%s\" (known: %s)", kind, c->label, key,
          b.s ? b.s : "");
-    pbuf_free(&b);
+    strbuf_free(&b);
     return 0;
 }
 

@@ -14,7 +14,7 @@
 #define CHUNK      120
 
 struct iw {
-    struct pbuf b;
+    struct strbuf b;
     struct err *e;
     int failed;
     const char **labels; /* labels used in the current kind */
@@ -44,25 +44,25 @@ static void value(struct iw *w, const char *s)
     const unsigned char *p = (const unsigned char *)(s ? s : "");
 
     if (bare_ok((const char *)p)) {
-        pbuf_add(&w->b, (const char *)p);
+        strbuf_add(&w->b, (const char *)p);
         return;
     }
-    pbuf_add(&w->b, "\"");
+    strbuf_add(&w->b, "\"");
     for (; *p; p++) {
         if (*p == '"' || *p == '\\')
-            pbuf_printf(&w->b, "\\%c", *p);
+            strbuf_printf(&w->b, "\\%c", *p);
         else if (*p == '\n')
-            pbuf_add(&w->b, "\\n");
+            strbuf_add(&w->b, "\\n");
         else if (*p == '\t')
-            pbuf_add(&w->b, "\\t");
+            strbuf_add(&w->b, "\\t");
         else if (*p == '\r')
-            pbuf_add(&w->b, "\\r");
+            strbuf_add(&w->b, "\\r");
         else if (*p < 0x20 || *p == 0x7f || *p == ';' || *p == '#')
-            pbuf_printf(&w->b, "\\x%02x", *p);
+            strbuf_printf(&w->b, "\\x%02x", *p);
         else
-            pbuf_addn(&w->b, (const char *)p, 1);
+            strbuf_addn(&w->b, (const char *)p, 1);
     }
-    pbuf_add(&w->b, "\"");
+    strbuf_add(&w->b, "\"");
 }
 
 /* key = value, refusing lines inih would cut. */
@@ -70,9 +70,9 @@ static void kv(struct iw *w, const char *key, const char *v)
 {
     size_t start = w->b.len;
 
-    pbuf_printf(&w->b, "%s = ", key);
+    strbuf_printf(&w->b, "%s = ", key);
     value(w, v);
-    pbuf_add(&w->b, "\n");
+    strbuf_add(&w->b, "\n");
     if (!w->failed && w->b.len - start > LINE_LIMIT) {
         w->failed = 1;
         err_set(w->e,
@@ -84,12 +84,12 @@ static void kv(struct iw *w, const char *key, const char *v)
 
 static void kv_int(struct iw *w, const char *key, long long v)
 {
-    pbuf_printf(&w->b, "%s = %lld\n", key, v);
+    strbuf_printf(&w->b, "%s = %lld\n", key, v);
 }
 
 static void kv_bool(struct iw *w, const char *key, bool v)
 {
-    pbuf_printf(&w->b, "%s = %s\n", key, v ? "true" : "false");
+    strbuf_printf(&w->b, "%s = %s\n", key, v ? "true" : "false");
 }
 
 /* Long base64 text over repeated keys (the reader concatenates them). */
@@ -141,7 +141,7 @@ static void header(struct iw *w, const char *kind, const char *name, size_t idx)
 {
     if (label_ok(w, name)) {
         use_label(w, name);
-        pbuf_printf(&w->b, "\n[%s \"%s\"]\n", kind, name);
+        strbuf_printf(&w->b, "\n[%s \"%s\"]\n", kind, name);
         return;
     }
     {
@@ -156,7 +156,7 @@ static void header(struct iw *w, const char *kind, const char *name, size_t idx)
             return;
         }
         use_label(w, label);
-        pbuf_printf(&w->b, "\n[%s \"%s\"]\n", kind, label);
+        strbuf_printf(&w->b, "\n[%s \"%s\"]\n", kind, label);
         kv(w, "name", name);
     }
 }
@@ -280,7 +280,7 @@ static void ext(struct iw *w, const struct policy_extender *x, size_t idx)
 
     snprintf(label, sizeof(label), "%zu", idx);
     use_label(w, arena_strdup(w->a, label));
-    pbuf_printf(&w->b, "\n[extender \"%zu\"]\n", idx);
+    strbuf_printf(&w->b, "\n[extender \"%zu\"]\n", idx);
     opt_str(w, "urlPrefix", x->url_prefix);
     opt_str(w, "filterVerb", x->filter_verb);
     opt_str(w, "preemptVerb", x->preempt_verb);
@@ -323,11 +323,11 @@ char *policy_write_ini(const struct policy_doc *d, struct arena *a,
     size_t i;
 
     memset(&w, 0, sizeof(w));
-    pbuf_init(&w.b);
+    strbuf_init(&w.b, PBUF_MAX);
     w.e = e;
     w.a = a;
-    pbuf_add(&w.b, "; kube-scheduler Policy (kube-policy-extender INI form)\n"
-                   "[policy]\n");
+    strbuf_add(&w.b, "; kube-scheduler Policy (kube-policy-extender INI form)\n"
+                     "[policy]\n");
     kv(&w, "apiVersion", d->api_version ? d->api_version : "v1");
     kv(&w, "predicates",
        d->predicates_mode == POLICY_LIST_DEFAULT ? "default"
@@ -359,6 +359,6 @@ char *policy_write_ini(const struct policy_doc *d, struct arena *a,
         if (!out)
             err_set(e, "out of memory");
     }
-    pbuf_free(&w.b);
+    strbuf_free(&w.b);
     return out;
 }

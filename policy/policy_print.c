@@ -23,50 +23,52 @@ static const char *origin_text(unsigned o)
 static const char *const ep_text[] = { "preFilter", "filter",  "preScore",
                                        "score",     "reserve", "preBind" };
 
-static void plugins_text(struct pbuf *b, const struct kpe_plugin_ref *const *r,
-                         size_t n, bool json)
+static void plugins_text(struct strbuf *b,
+                         const struct kpe_plugin_ref *const *r, size_t n,
+                         bool json)
 {
     size_t i, j, k;
 
     if (!n) {
-        pbuf_add(b, json ? "[]" : "(none in v1.22: served by this extender)");
+        strbuf_add(b, json ? "[]" : "(none in v1.22: served by this extender)");
         return;
     }
-    pbuf_add(b, json ? "[" : "");
+    strbuf_add(b, json ? "[" : "");
     for (i = 0; i < n; i++) {
         if (json) {
-            pbuf_add(b, i ? ", {\"name\": " : "{\"name\": ");
-            pbuf_json_str(b, r[i]->name);
-            pbuf_add(b, ", \"extensionPoints\": [");
+            strbuf_add(b, i ? ", {\"name\": " : "{\"name\": ");
+            quote_json(b, r[i]->name);
+            strbuf_add(b, ", \"extensionPoints\": [");
         } else {
-            pbuf_printf(b, "%s%s(", i ? " " : "", r[i]->name);
+            strbuf_printf(b, "%s%s(", i ? " " : "", r[i]->name);
         }
         for (j = 0, k = 0; j < 6; j++) {
             if (!(r[i]->points & (1u << j)))
                 continue;
             if (json)
-                pbuf_printf(b, "%s\"%s\"", k++ ? ", " : "", ep_text[j]);
+                strbuf_printf(b, "%s\"%s\"", k++ ? ", " : "", ep_text[j]);
             else
-                pbuf_printf(b, "%s%s", k++ ? "," : "", ep_text[j]);
+                strbuf_printf(b, "%s%s", k++ ? "," : "", ep_text[j]);
         }
-        pbuf_add(b, json ? "]}" : ")");
+        strbuf_add(b, json ? "]}" : ")");
     }
-    pbuf_add(b, json ? "]" : "");
+    strbuf_add(b, json ? "]" : "");
 }
 
-static void list_text(struct pbuf *b, const struct policy_strlist *l, bool json)
+static void list_text(struct strbuf *b, const struct policy_strlist *l,
+                      bool json)
 {
     size_t i;
 
-    pbuf_add(b, "[");
+    strbuf_add(b, "[");
     for (i = 0; i < l->n; i++) {
-        pbuf_add(b, i ? ", " : "");
+        strbuf_add(b, i ? ", " : "");
         if (json)
-            pbuf_json_str(b, l->v[i]);
+            quote_json(b, l->v[i]);
         else
-            pbuf_add(b, l->v[i]);
+            strbuf_add(b, l->v[i]);
     }
-    pbuf_add(b, "]");
+    strbuf_add(b, "]");
 }
 
 /*
@@ -74,11 +76,11 @@ static void list_text(struct pbuf *b, const struct policy_strlist *l, bool json)
  * descriptor's schema: its resolved one, or for a plugin's own arguments
  * the schema they were written in.
  */
-static void args_out(struct pbuf *b, const struct kpe_arg_schema *s,
+static void args_out(struct strbuf *b, const struct kpe_arg_schema *s,
                      const void *value, bool json)
 {
     if (!s) {
-        pbuf_add(b, json ? "{}" : "");
+        strbuf_add(b, json ? "{}" : "");
         return;
     }
     if (json)
@@ -87,7 +89,7 @@ static void args_out(struct pbuf *b, const struct kpe_arg_schema *s,
         policy_arg_text(b, s, value);
 }
 
-static void pred_args_out(struct pbuf *b, const struct policy_pred *pp,
+static void pred_args_out(struct strbuf *b, const struct policy_pred *pp,
                           bool json)
 {
     if (pp->args.kind == PRED_ARGS_CUSTOM)
@@ -96,7 +98,7 @@ static void pred_args_out(struct pbuf *b, const struct policy_pred *pp,
         args_out(b, pp->def->resolved, &pp->args, json);
 }
 
-static void prio_args_out(struct pbuf *b, const struct policy_prio *u,
+static void prio_args_out(struct strbuf *b, const struct policy_prio *u,
                           bool json)
 {
     if (u->args.kind == PRIO_ARGS_CUSTOM)
@@ -105,7 +107,7 @@ static void prio_args_out(struct pbuf *b, const struct policy_prio *u,
         args_out(b, u->def->resolved, &u->args, json);
 }
 
-static void names_out(struct pbuf *b, const char **v, size_t n, bool json)
+static void names_out(struct strbuf *b, const char **v, size_t n, bool json)
 {
     struct policy_strlist l = { v, n };
 
@@ -121,174 +123,174 @@ static const char *needs_names[] = {
  * What serving p makes of the extender (policy_extender_role), in words:
  * which deployment shape it fits and what stays unsafe there.
  */
-static void role_text(struct pbuf *b, const struct policy *p)
+static void role_text(struct strbuf *b, const struct policy *p)
 {
     struct policy_role r;
     size_t i;
 
     policy_extender_role(p, &r);
-    pbuf_add(b, "\nServed by the extender (kube-policy-extender serve):\n");
+    strbuf_add(b, "\nServed by the extender (kube-policy-extender serve):\n");
     if (!r.sole) {
-        pbuf_add(b, "  split shape: only names kube-scheduler lacks; "
-                    "kube-scheduler keeps its in-tree\n"
-                    "  predicates and priorities. prioritize answers in "
-                    "proportion (--score-scale auto:\n"
-                    "  scaled): answer x weight x 10 = the in-process "
-                    "weighted score when the\n"
-                    "  extender's weight is the sum of these priorities' "
-                    "weights (convert --to\n"
-                    "  scheduler-policy writes it).\n");
+        strbuf_add(b, "  split shape: only names kube-scheduler lacks; "
+                      "kube-scheduler keeps its in-tree\n"
+                      "  predicates and priorities. prioritize answers in "
+                      "proportion (--score-scale auto:\n"
+                      "  scaled): answer x weight x 10 = the in-process "
+                      "weighted score when the\n"
+                      "  extender's weight is the sum of these priorities' "
+                      "weights (convert --to\n"
+                      "  scheduler-policy writes it).\n");
     } else {
-        pbuf_add(b, "  sole decision: names kube-scheduler also has in-tree, "
-                    "so kube-scheduler must\n"
-                    "  leave the decision to the extender (predicates: [], "
-                    "priorities: [] in its\n"
-                    "  Policy); prioritize ranks (--score-scale auto: rank): "
-                    "v1.22's best node gets 10\n"
-                    "  and no other does. The safe default is the split "
-                    "shape instead: convert\n"
-                    "  --to scheduler-policy and --to extender-policy.\n");
+        strbuf_add(b, "  sole decision: names kube-scheduler also has in-tree, "
+                      "so kube-scheduler must\n"
+                      "  leave the decision to the extender (predicates: [], "
+                      "priorities: [] in its\n"
+                      "  Policy); prioritize ranks (--score-scale auto: rank): "
+                      "v1.22's best node gets 10\n"
+                      "  and no other does. The safe default is the split "
+                      "shape instead: convert\n"
+                      "  --to scheduler-policy and --to extender-policy.\n");
     }
     if (!r.n_pod_dependent) {
-        pbuf_add(b, "  Reads no pods on nodes: nothing it answers goes "
-                    "stale during a burst.\n");
+        strbuf_add(b, "  Reads no pods on nodes: nothing it answers goes "
+                      "stale during a burst.\n");
         return;
     }
-    pbuf_add(b, "  Reads the pods on nodes:");
+    strbuf_add(b, "  Reads the pods on nodes:");
     for (i = 0; i < r.n_pod_dependent; i++)
-        pbuf_printf(b, " %s", r.pod_dependent[i]);
-    pbuf_add(b, "\n  UNSAFE unless the extender accounts for its own "
-                "decisions: kube-scheduler\n"
-                "  places the next pod of a burst before the watch shows "
-                "the last one bound.\n"
-                "  serve holds each pod on the node its answer leaves "
-                "kube-scheduler (one\n"
-                "  feasible node, or the single top score of a ranked "
-                "prioritize) until the\n"
-                "  watch shows it bound (--hold-timeout, live cluster "
-                "only). Still unsafe:\n"
-                "  kube-scheduler without prioritizeVerb, other scorers or "
-                "extenders beside it,\n"
-                "  --score-scale scaled or raw, --hold-timeout 0, and "
-                "several replicas of the\n"
-                "  extender (holds are per process).\n");
+        strbuf_printf(b, " %s", r.pod_dependent[i]);
+    strbuf_add(b, "\n  UNSAFE unless the extender accounts for its own "
+                  "decisions: kube-scheduler\n"
+                  "  places the next pod of a burst before the watch shows "
+                  "the last one bound.\n"
+                  "  serve holds each pod on the node its answer leaves "
+                  "kube-scheduler (one\n"
+                  "  feasible node, or the single top score of a ranked "
+                  "prioritize) until the\n"
+                  "  watch shows it bound (--hold-timeout, live cluster "
+                  "only). Still unsafe:\n"
+                  "  kube-scheduler without prioritizeVerb, other scorers or "
+                  "extenders beside it,\n"
+                  "  --score-scale scaled or raw, --hold-timeout 0, and "
+                  "several replicas of the\n"
+                  "  extender (holds are per process).\n");
 }
 
-static void text_out(struct pbuf *b, const struct policy *p)
+static void text_out(struct strbuf *b, const struct policy *p)
 {
     size_t i;
 
-    pbuf_printf(b, "Policy %s: valid (%s, apiVersion %s, compat %s)\n",
-                p->source,
-                p->doc.ini    ? "INI"
-                : p->doc.yaml ? "YAML"
-                              : "JSON",
-                p->doc.api_version ? p->doc.api_version : "v1",
-                (p->compat & POLICY_COMPAT_LEGACY) ? "legacy" : "none");
-    pbuf_printf(b, "\nPredicates, in run order (%s):\n",
-                p->doc.predicates_mode == POLICY_LIST_DEFAULT
-                    ? "\"predicates\" absent: the v1.22 default set"
-                    : "as listed, plus the mandatory ones");
+    strbuf_printf(b, "Policy %s: valid (%s, apiVersion %s, compat %s)\n",
+                  p->source,
+                  p->doc.ini    ? "INI"
+                  : p->doc.yaml ? "YAML"
+                                : "JSON",
+                  p->doc.api_version ? p->doc.api_version : "v1",
+                  (p->compat & POLICY_COMPAT_LEGACY) ? "legacy" : "none");
+    strbuf_printf(b, "\nPredicates, in run order (%s):\n",
+                  p->doc.predicates_mode == POLICY_LIST_DEFAULT
+                      ? "\"predicates\" absent: the v1.22 default set"
+                      : "as listed, plus the mandatory ones");
     for (i = 0; i < p->n_preds; i++) {
         const struct policy_pred *pp = &p->preds[i];
         const struct kpe_plugin_ref *refs[KPE_MAX_PLUGINS];
 
-        pbuf_printf(b, "  %2zu. %s [%s]", i + 1, pp->def->name,
-                    origin_text(pp->origin));
+        strbuf_printf(b, "  %2zu. %s [%s]", i + 1, pp->def->name,
+                      origin_text(pp->origin));
         if (pp->n_names &&
             (pp->n_names > 1 || strcmp(pp->names[0], pp->def->name))) {
-            pbuf_add(b, " from ");
+            strbuf_add(b, " from ");
             names_out(b, pp->names, pp->n_names, false);
         }
-        pbuf_add(b, "\n      v1.22: ");
+        strbuf_add(b, "\n      v1.22: ");
         plugins_text(b, refs, pred_def_refs(pp->def, refs), false);
         if (pp->args.kind != PRED_ARGS_NONE) {
-            pbuf_add(b, "\n      args: ");
+            strbuf_add(b, "\n      args: ");
             pred_args_out(b, pp, false);
         }
-        pbuf_add(b, "\n");
+        strbuf_add(b, "\n");
     }
-    pbuf_printf(b, "\nPriorities, as v1.22 scores (%s):\n",
-                p->doc.priorities_mode == POLICY_LIST_DEFAULT
-                    ? "\"priorities\" absent: the v1.22 default set"
-                    : "as listed");
+    strbuf_printf(b, "\nPriorities, as v1.22 scores (%s):\n",
+                  p->doc.priorities_mode == POLICY_LIST_DEFAULT
+                      ? "\"priorities\" absent: the v1.22 default set"
+                      : "as listed");
     if (!p->n_prios)
-        pbuf_add(b, "  (none: every feasible node scores the same)\n");
+        strbuf_add(b, "  (none: every feasible node scores the same)\n");
     for (i = 0; i < p->n_prios; i++) {
         const struct policy_prio *u = &p->prios[i];
         const struct kpe_plugin_ref *refs[KPE_MAX_PLUGINS];
 
-        pbuf_printf(b, "  %s%s%s weight %d [%s]", u->def->name,
-                    u->n_keys > 1 ? "+" : "",
-                    u->n_keys > 1 ? u->keys[1]->name : "", (int)u->weight,
-                    origin_text(u->origin));
+        strbuf_printf(b, "  %s%s%s weight %d [%s]", u->def->name,
+                      u->n_keys > 1 ? "+" : "",
+                      u->n_keys > 1 ? u->keys[1]->name : "", (int)u->weight,
+                      origin_text(u->origin));
         if (u->n_names &&
             (u->n_names > 1 || strcmp(u->names[0], u->def->name))) {
-            pbuf_add(b, " from ");
+            strbuf_add(b, " from ");
             names_out(b, u->names, u->n_names, false);
         }
-        pbuf_add(b, "\n      v1.22: ");
+        strbuf_add(b, "\n      v1.22: ");
         plugins_text(b, refs, prio_def_refs(u->def, refs), false);
         if (u->args.kind != PRIO_ARGS_NONE) {
-            pbuf_add(b, "\n      args: ");
+            strbuf_add(b, "\n      args: ");
             prio_args_out(b, u, false);
         }
-        pbuf_add(b, "\n");
+        strbuf_add(b, "\n");
     }
     if (p->n_entries) {
-        pbuf_add(b, "\nConfigured priority entries:\n");
+        strbuf_add(b, "\nConfigured priority entries:\n");
         for (i = 0; i < p->n_entries; i++) {
             const struct policy_prio_entry_ref *r = &p->entries[i];
 
-            pbuf_printf(b, "  %s weight %lld -> ", r->name,
-                        (long long)r->weight);
+            strbuf_printf(b, "  %s weight %lld -> ", r->name,
+                          (long long)r->weight);
             if (!r->prio)
-                pbuf_add(b, "dropped (v1.22 skips EqualPriority)\n");
+                strbuf_add(b, "dropped (v1.22 skips EqualPriority)\n");
             else
-                pbuf_printf(b, "%s (plugin weight %d)%s\n", r->def->name,
-                            (int)r->prio->weight,
-                            r->overridden ? ", weight replaced by a later "
-                                            "entry of the same key"
-                                          : "");
+                strbuf_printf(b, "%s (plugin weight %d)%s\n", r->def->name,
+                              (int)r->prio->weight,
+                              r->overridden ? ", weight replaced by a later "
+                                              "entry of the same key"
+                                            : "");
         }
     }
-    pbuf_add(b, "\nExtenders, in call order:\n");
+    strbuf_add(b, "\nExtenders, in call order:\n");
     if (!p->n_extenders)
-        pbuf_add(b, "  (none)\n");
+        strbuf_add(b, "  (none)\n");
     for (i = 0; i < p->n_extenders; i++) {
         const struct policy_extender *x = p->extenders[i];
 
-        pbuf_printf(b,
-                    "  %s filter=%s prioritize=%s weight=%lld bind=%s "
-                    "preempt=%s%s\n",
-                    x->url_prefix, x->filter_verb ? x->filter_verb : "",
-                    x->prioritize_verb ? x->prioritize_verb : "",
-                    (long long)x->weight, x->bind_verb ? x->bind_verb : "",
-                    x->preempt_verb ? x->preempt_verb : "",
-                    x->ignorable ? " ignorable" : "");
+        strbuf_printf(b,
+                      "  %s filter=%s prioritize=%s weight=%lld bind=%s "
+                      "preempt=%s%s\n",
+                      x->url_prefix, x->filter_verb ? x->filter_verb : "",
+                      x->prioritize_verb ? x->prioritize_verb : "",
+                      (long long)x->weight, x->bind_verb ? x->bind_verb : "",
+                      x->preempt_verb ? x->preempt_verb : "",
+                      x->ignorable ? " ignorable" : "");
     }
-    pbuf_printf(b,
-                "\nhardPodAffinitySymmetricWeight: %d (effective %d)\n"
-                "alwaysCheckAllPredicates: %s\nCluster data needed:",
-                (int)p->doc.hard_pod_affinity_symmetric_weight,
-                (int)p->hard_pod_affinity_weight,
-                p->always_check_all_predicates ? "true" : "false");
+    strbuf_printf(b,
+                  "\nhardPodAffinitySymmetricWeight: %d (effective %d)\n"
+                  "alwaysCheckAllPredicates: %s\nCluster data needed:",
+                  (int)p->doc.hard_pod_affinity_symmetric_weight,
+                  (int)p->hard_pod_affinity_weight,
+                  p->always_check_all_predicates ? "true" : "false");
     for (i = 0; i < 9; i++) {
         if (p->needs & (1u << i))
-            pbuf_printf(b, " %s", needs_names[i]);
+            strbuf_printf(b, " %s", needs_names[i]);
     }
-    pbuf_add(b, p->needs ? "\n" : " nodes only\n");
+    strbuf_add(b, p->needs ? "\n" : " nodes only\n");
     role_text(b, p);
 }
 
-static void json_out(struct pbuf *b, const struct policy *p)
+static void json_out(struct strbuf *b, const struct policy *p)
 {
     struct policy_role role;
     size_t i, k;
 
-    pbuf_add(b, "{\n  \"source\": ");
-    pbuf_json_str(b, p->source);
-    pbuf_printf(
+    strbuf_add(b, "{\n  \"source\": ");
+    quote_json(b, p->source);
+    strbuf_printf(
         b,
         ",\n  \"valid\": true,\n  \"format\": \"%s\",\n"
         "  \"compat\": \"%s\",\n  \"predicatesMode\": \"%s\",\n"
@@ -303,97 +305,97 @@ static void json_out(struct pbuf *b, const struct policy *p)
         const struct policy_pred *pp = &p->preds[i];
         const struct kpe_plugin_ref *refs[KPE_MAX_PLUGINS];
 
-        pbuf_add(b, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
-        pbuf_json_str(b, pp->def->name);
-        pbuf_printf(b, ", \"origin\": \"%s\", \"configuredNames\": ",
-                    origin_text(pp->origin));
+        strbuf_add(b, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        quote_json(b, pp->def->name);
+        strbuf_printf(b, ", \"origin\": \"%s\", \"configuredNames\": ",
+                      origin_text(pp->origin));
         names_out(b, pp->names, pp->n_names, true);
-        pbuf_add(b, ", \"v122Plugins\": ");
+        strbuf_add(b, ", \"v122Plugins\": ");
         plugins_text(b, refs, pred_def_refs(pp->def, refs), true);
-        pbuf_add(b, ", \"args\": ");
+        strbuf_add(b, ", \"args\": ");
         pred_args_out(b, pp, true);
-        pbuf_add(b, "}");
+        strbuf_add(b, "}");
     }
-    pbuf_add(b, "\n  ],\n  \"priorities\": [");
+    strbuf_add(b, "\n  ],\n  \"priorities\": [");
     for (i = 0; i < p->n_prios; i++) {
         const struct policy_prio *u = &p->prios[i];
         const struct kpe_plugin_ref *refs[KPE_MAX_PLUGINS];
 
-        pbuf_add(b, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
-        pbuf_json_str(b, u->def->name);
-        pbuf_add(b, ", \"keys\": [");
+        strbuf_add(b, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        quote_json(b, u->def->name);
+        strbuf_add(b, ", \"keys\": [");
         for (k = 0; k < u->n_keys; k++) {
-            pbuf_add(b, k ? ", " : "");
-            pbuf_json_str(b, u->keys[k]->name);
+            strbuf_add(b, k ? ", " : "");
+            quote_json(b, u->keys[k]->name);
         }
-        pbuf_printf(b,
-                    "], \"weight\": %d, \"origin\": \"%s\", "
-                    "\"configuredNames\": ",
-                    (int)u->weight, origin_text(u->origin));
+        strbuf_printf(b,
+                      "], \"weight\": %d, \"origin\": \"%s\", "
+                      "\"configuredNames\": ",
+                      (int)u->weight, origin_text(u->origin));
         names_out(b, u->names, u->n_names, true);
-        pbuf_add(b, ", \"v122Plugins\": ");
+        strbuf_add(b, ", \"v122Plugins\": ");
         plugins_text(b, refs, prio_def_refs(u->def, refs), true);
-        pbuf_add(b, ", \"args\": ");
+        strbuf_add(b, ", \"args\": ");
         prio_args_out(b, u, true);
-        pbuf_add(b, "}");
+        strbuf_add(b, "}");
     }
-    pbuf_add(b, "\n  ],\n  \"priorityEntries\": [");
+    strbuf_add(b, "\n  ],\n  \"priorityEntries\": [");
     for (i = 0; i < p->n_entries; i++) {
         const struct policy_prio_entry_ref *r = &p->entries[i];
 
-        pbuf_add(b, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
-        pbuf_json_str(b, r->name);
-        pbuf_printf(b, ", \"weight\": %lld, \"key\": ", (long long)r->weight);
-        pbuf_json_str(b, r->def ? r->def->name : "");
-        pbuf_printf(b, ", \"dropped\": %s, \"overridden\": %s}",
-                    r->prio ? "false" : "true",
-                    r->overridden ? "true" : "false");
+        strbuf_add(b, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        quote_json(b, r->name);
+        strbuf_printf(b, ", \"weight\": %lld, \"key\": ", (long long)r->weight);
+        quote_json(b, r->def ? r->def->name : "");
+        strbuf_printf(b, ", \"dropped\": %s, \"overridden\": %s}",
+                      r->prio ? "false" : "true",
+                      r->overridden ? "true" : "false");
     }
-    pbuf_add(b, "\n  ],\n  \"extenders\": [");
+    strbuf_add(b, "\n  ],\n  \"extenders\": [");
     for (i = 0; i < p->n_extenders; i++) {
-        pbuf_add(b, i ? ", " : "");
-        pbuf_json_str(b, p->extenders[i]->url_prefix);
+        strbuf_add(b, i ? ", " : "");
+        quote_json(b, p->extenders[i]->url_prefix);
     }
-    pbuf_printf(b,
-                "],\n  \"hardPodAffinitySymmetricWeight\": %d,\n"
-                "  \"effectiveHardPodAffinityWeight\": %d,\n"
-                "  \"alwaysCheckAllPredicates\": %s,\n  \"clusterData\": [",
-                (int)p->doc.hard_pod_affinity_symmetric_weight,
-                (int)p->hard_pod_affinity_weight,
-                p->always_check_all_predicates ? "true" : "false");
+    strbuf_printf(b,
+                  "],\n  \"hardPodAffinitySymmetricWeight\": %d,\n"
+                  "  \"effectiveHardPodAffinityWeight\": %d,\n"
+                  "  \"alwaysCheckAllPredicates\": %s,\n  \"clusterData\": [",
+                  (int)p->doc.hard_pod_affinity_symmetric_weight,
+                  (int)p->hard_pod_affinity_weight,
+                  p->always_check_all_predicates ? "true" : "false");
     for (i = 0, k = 0; i < 9; i++) {
         if (p->needs & (1u << i))
-            pbuf_printf(b, "%s\"%s\"", k++ ? ", " : "", needs_names[i]);
+            strbuf_printf(b, "%s\"%s\"", k++ ? ", " : "", needs_names[i]);
     }
     policy_extender_role(p, &role);
-    pbuf_printf(b,
-                "],\n  \"extenderRole\": {\"shape\": \"%s\", "
-                "\"podDependent\": [",
-                role.sole ? "sole" : "split");
+    strbuf_printf(b,
+                  "],\n  \"extenderRole\": {\"shape\": \"%s\", "
+                  "\"podDependent\": [",
+                  role.sole ? "sole" : "split");
     for (i = 0; i < role.n_pod_dependent; i++) {
-        pbuf_add(b, i ? ", " : "");
-        pbuf_json_str(b, role.pod_dependent[i]);
+        strbuf_add(b, i ? ", " : "");
+        quote_json(b, role.pod_dependent[i]);
     }
-    pbuf_add(b, "]},\n  \"warnings\": [");
+    strbuf_add(b, "]},\n  \"warnings\": [");
     for (i = 0; i < p->n_warnings; i++) {
-        pbuf_add(b, i ? ", " : "");
-        pbuf_json_str(b, p->warnings[i]);
+        strbuf_add(b, i ? ", " : "");
+        quote_json(b, p->warnings[i]);
     }
-    pbuf_add(b, "]\n}\n");
+    strbuf_add(b, "]\n}\n");
 }
 
 int policy_print_check(FILE *f, const struct policy *p, int json)
 {
-    struct pbuf b;
+    struct strbuf b;
     int rc = 0;
 
-    pbuf_init(&b);
+    strbuf_init(&b, PBUF_MAX);
     if (json)
         json_out(&b, p);
     else
         text_out(&b, p);
     if (b.failed || !b.s || fputs(b.s, f) < 0)
         rc = -1;
-    pbuf_free(&b);
+    strbuf_free(&b);
     return rc;
 }

@@ -373,7 +373,7 @@ static int check_internal_keys(struct rctx *c)
 }
 
 /* validateNoConflict of ValidateNodeLabelArgs (index j of the last match). */
-static void label_conflicts(struct pbuf *b, size_t *n,
+static void label_conflicts(struct strbuf *b, size_t *n,
                             const struct policy_strlist *present,
                             const struct policy_strlist *absent,
                             const char *ppath, const char *apath)
@@ -389,10 +389,10 @@ static void label_conflicts(struct pbuf *b, size_t *n,
         }
         if (hit == SIZE_MAX)
             continue;
-        pbuf_add(b, (*n)++ ? ", " : "");
-        pbuf_printf(b, "%s[%zu]: Invalid value: ", ppath, hit);
-        pbuf_go_quote(b, absent->v[i]);
-        pbuf_printf(b, ": conflict with %s[%zu]", apath, i);
+        strbuf_add(b, (*n)++ ? ", " : "");
+        strbuf_printf(b, "%s[%zu]: Invalid value: ", ppath, hit);
+        quote_go(b, absent->v[i]);
+        strbuf_printf(b, ": conflict with %s[%zu]", apath, i);
     }
 }
 
@@ -403,13 +403,13 @@ static int check_node_label_args(struct rctx *c)
     const struct prio_slot *rs =
         &c->prios[prio_index(prio_lookup(PRIO_NAME_NODE_LABEL))];
     struct policy_strlist empty = { NULL, 0 };
-    struct pbuf b;
+    struct strbuf b;
     size_t n = 0;
     int rc = 0;
 
     if (!ps->on && !rs->on)
         return 0;
-    pbuf_init(&b);
+    strbuf_init(&b, PBUF_MAX);
     label_conflicts(&b, &n, ps->on ? &ps->args.u.node_label.present : &empty,
                     ps->on ? &ps->args.u.node_label.absent : &empty,
                     "presentLabels", "absentLabels");
@@ -420,7 +420,7 @@ static int check_node_label_args(struct rctx *c)
         rc =
             err_set(c->e, n > 1 ? "NodeLabel args: [%s]" : "NodeLabel args: %s",
                     b.s ? b.s : "");
-    pbuf_free(&b);
+    strbuf_free(&b);
     return rc;
 }
 

@@ -9,7 +9,7 @@
 #include "priorities/plugins.h"
 #include "priorities/resource_allocation.h"
 #include "priorities/priorities.h"
-#include "policy/policy_buf.h"
+#include "kube/strbuf.h"
 
 #include <math.h>
 
@@ -100,16 +100,16 @@ static int validate_rtcr(const struct policy_shape_point *shape, size_t n_shape,
                          const struct policy_resource *res, size_t n_res,
                          struct err *e)
 {
-    struct pbuf b;
+    struct strbuf b;
     size_t i, n = 0;
     char *one = NULL;
     int rc = 0;
 
-    pbuf_init(&b);
+    strbuf_init(&b, 0);
 #define ERR(...)                                                               \
     do {                                                                       \
-        pbuf_add(&b, n ? ", " : "");                                           \
-        pbuf_printf(&b, __VA_ARGS__);                                          \
+        strbuf_add(&b, n ? ", " : "");                                         \
+        strbuf_printf(&b, __VA_ARGS__);                                        \
         n++;                                                                   \
     } while (0)
     if (n_shape == 0) {
@@ -148,7 +148,7 @@ static int validate_rtcr(const struct policy_shape_point *shape, size_t n_shape,
                            : "RequestedToCapacityRatio args: %s",
                      one);
     }
-    pbuf_free(&b);
+    strbuf_free(&b);
     return rc;
 }
 

@@ -105,17 +105,17 @@ int cli_check(int argc, char **argv)
     err_clear(&e);
     if (policy_load_file(path, &o, &p, &e)) {
         if (json) {
-            struct pbuf b;
+            struct strbuf b;
 
-            pbuf_init(&b);
-            pbuf_add(&b, "{\n  \"source\": ");
-            pbuf_json_str(&b, path);
-            pbuf_add(&b, ",\n  \"valid\": false,\n  \"error\": ");
-            pbuf_json_str(&b, e.msg);
-            pbuf_add(&b, "\n}\n");
+            strbuf_init(&b, PBUF_MAX);
+            strbuf_add(&b, "{\n  \"source\": ");
+            quote_json(&b, path);
+            strbuf_add(&b, ",\n  \"valid\": false,\n  \"error\": ");
+            quote_json(&b, e.msg);
+            strbuf_add(&b, "\n}\n");
             if (b.s)
                 fputs(b.s, stdout);
-            pbuf_free(&b);
+            strbuf_free(&b);
         }
         fprintf(stderr, "error: %s\n", e.msg);
         return 1;

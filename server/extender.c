@@ -398,7 +398,7 @@ char *ext_filter(const struct eval_plans *plans, const struct cluster *cl,
     size_t n = 0, i;
 
     jsonw_init(&w, 0);
-    w.charge = a; /* the answer counts against the request's memory */
+    w.out.charge = a; /* the answer counts against the request's memory */
     if (ext_decode_args(a, body, len, true, &x, &e) < 0)
         goto fail;
     if (!x.has_nodes && !x.has_names) {
@@ -577,7 +577,7 @@ char *ext_prioritize(const struct eval_plans *plans, const struct cluster *cl,
         dec->node = NULL;
     }
     jsonw_init(&w, 0);
-    w.charge = a; /* the answer counts against the request's memory */
+    w.out.charge = a; /* the answer counts against the request's memory */
     jsonw_begin_array(&w);
     for (i = 0; i < n; i++) {
         int fi = r.nodes[i].feasible_index;
@@ -749,7 +749,7 @@ char *ext_preempt(const struct eval_plans *plans, const struct cluster *cl,
         decode_candidates(a, root, &cands, &n, e) < 0)
         return NULL;
     jsonw_init(&w, 0);
-    w.charge = a; /* the answer counts against the request's memory */
+    w.out.charge = a; /* the answer counts against the request's memory */
     jsonw_begin_object(&w);
     jsonw_key(&w, "NodeNameToMetaVictims");
     jsonw_begin_object(&w);

@@ -4,6 +4,7 @@
  * from worker threads never interleave.
  */
 #include "server/log.h"
+#include "kube/strbuf.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -20,112 +21,35 @@ static FILE *log_out;
 static enum log_format log_fmt = LOG_FORMAT_TEXT;
 static atomic_int log_verbosity;
 
-/* A growable line buffer that starts on the caller's stack. */
-struct lbuf {
-    char *p;
-    size_t len, cap;
-    int heap;
-    int failed;
-    char stack[1024];
-};
-
-static void lb_init(struct lbuf *b)
-{
-    b->p = b->stack;
-    b->len = 0;
-    b->cap = sizeof(b->stack);
-    b->heap = 0;
-    b->failed = 0;
-}
-
-static int lb_reserve(struct lbuf *b, size_t n)
-{
-    size_t cap = b->cap;
-    char *np;
-
-    if (b->failed)
-        return -1;
-    if (b->len + n + 1 <= b->cap)
-        return 0;
-    while (cap < b->len + n + 1)
-        cap *= 2;
-    np = b->heap ? realloc(b->p, cap) : malloc(cap);
-    if (!np) {
-        b->failed = 1;
-        return -1;
-    }
-    if (!b->heap)
-        memcpy(np, b->p, b->len);
-    b->p = np;
-    b->cap = cap;
-    b->heap = 1;
-    return 0;
-}
-
-static void lb_add(struct lbuf *b, const char *s, size_t n)
-{
-    if (lb_reserve(b, n) == 0) {
-        memcpy(b->p + b->len, s, n);
-        b->len += n;
-    }
-}
-
-static void lb_vprintf(struct lbuf *b, const char *fmt, va_list ap)
-{
-    va_list cp;
-    int n;
-
-    va_copy(cp, ap);
-    n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, cp);
-    va_end(cp);
-    if (n < 0)
-        return;
-    if ((size_t)n >= b->cap - b->len) {
-        if (lb_reserve(b, (size_t)n) != 0)
-            return;
-        vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-    }
-    b->len += (size_t)n;
-}
-
-static void lb_printf(struct lbuf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void lb_printf(struct lbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    lb_vprintf(b, fmt, ap);
-    va_end(ap);
-}
+/* Log lines start in LINE_STACK bytes of the caller's stack. */
+#define LINE_STACK 1024
 
 /* Append s as a JSON string body (no quotes) with escapes. */
-static void lb_escape(struct lbuf *b, const char *s)
+static void log_escape(struct strbuf *b, const char *s)
 {
     const unsigned char *c;
 
     for (c = (const unsigned char *)(s ? s : ""); *c; c++) {
         if (*c == '"' || *c == '\\') {
             char e[2] = { '\\', (char)*c };
-            lb_add(b, e, 2);
+            strbuf_addn(b, e, 2);
         } else if (*c == '\n') {
-            lb_add(b, "\\n", 2);
+            strbuf_addn(b, "\\n", 2);
         } else if (*c == '\t') {
-            lb_add(b, "\\t", 2);
+            strbuf_addn(b, "\\t", 2);
         } else if (*c < 0x20) {
-            lb_printf(b, "\\u%04x", *c);
+            strbuf_printf(b, "\\u%04x", *c);
         } else {
-            lb_add(b, (const char *)c, 1);
+            strbuf_addn(b, (const char *)c, 1);
         }
     }
 }
 
-static void lb_quoted(struct lbuf *b, const char *s)
+static void log_quoted(struct strbuf *b, const char *s)
 {
-    lb_add(b, "\"", 1);
-    lb_escape(b, s);
-    lb_add(b, "\"", 1);
+    strbuf_addn(b, "\"", 1);
+    log_escape(b, s);
+    strbuf_addn(b, "\"", 1);
 }
 
 static const char *base_name(const char *file)
@@ -135,7 +59,7 @@ static const char *base_name(const char *file)
     return slash ? slash + 1 : file;
 }
 
-static void header(struct lbuf *b, enum log_format fmt, enum log_severity sev,
+static void header(struct strbuf *b, enum log_format fmt, enum log_severity sev,
                    const char *file, int line)
 {
     static const char letters[] = "IWE";
@@ -145,20 +69,20 @@ static void header(struct lbuf *b, enum log_format fmt, enum log_severity sev,
 
     clock_gettime(CLOCK_REALTIME, &ts);
     if (fmt == LOG_FORMAT_JSON) {
-        lb_printf(b, "{\"ts\":%lld.%06ld,\"level\":\"%s\",\"caller\":\"",
-                  (long long)ts.tv_sec, ts.tv_nsec / 1000, names[sev]);
-        lb_escape(b, base_name(file));
-        lb_printf(b, ":%d\",\"msg\":", line);
+        strbuf_printf(b, "{\"ts\":%lld.%06ld,\"level\":\"%s\",\"caller\":\"",
+                      (long long)ts.tv_sec, ts.tv_nsec / 1000, names[sev]);
+        log_escape(b, base_name(file));
+        strbuf_printf(b, ":%d\",\"msg\":", line);
         return;
     }
     localtime_r(&ts.tv_sec, &tm);
-    lb_printf(b, "%c%02d%02d %02d:%02d:%02d.%06ld %7ld %s:%d] ", letters[sev],
-              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-              ts.tv_nsec / 1000, (long)syscall(SYS_gettid), base_name(file),
-              line);
+    strbuf_printf(b, "%c%02d%02d %02d:%02d:%02d.%06ld %7ld %s:%d] ",
+                  letters[sev], tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                  tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000,
+                  (long)syscall(SYS_gettid), base_name(file), line);
 }
 
-static void emit(struct lbuf *b)
+static void emit(struct strbuf *b)
 {
     FILE *out;
 
@@ -166,15 +90,9 @@ static void emit(struct lbuf *b)
         return;
     pthread_mutex_lock(&log_lock);
     out = log_out ? log_out : stderr;
-    fwrite(b->p, 1, b->len, out);
+    fwrite(b->s, 1, b->len, out);
     fflush(out);
     pthread_mutex_unlock(&log_lock);
-}
-
-static void lb_free(struct lbuf *b)
-{
-    if (b->heap)
-        free(b->p);
 }
 
 static enum log_format current_format(void)
@@ -205,67 +123,68 @@ void log_printf(enum log_severity sev, const char *file, int line,
                 const char *fmt, ...)
 {
     enum log_format f = current_format();
-    struct lbuf b;
-    struct lbuf msg;
+    char b_stack[LINE_STACK], msg_stack[LINE_STACK];
+    struct strbuf b;
+    struct strbuf msg;
     va_list ap;
 
-    lb_init(&b);
+    strbuf_init_on(&b, b_stack, sizeof(b_stack));
     header(&b, f, sev, file, line);
     va_start(ap, fmt);
     if (f == LOG_FORMAT_JSON) {
-        lb_init(&msg);
-        lb_vprintf(&msg, fmt, ap);
-        lb_add(&msg, "", 1);
+        strbuf_init_on(&msg, msg_stack, sizeof(msg_stack));
+        strbuf_vprintf(&msg, fmt, ap);
         if (!msg.failed)
-            lb_quoted(&b, msg.p);
+            log_quoted(&b, msg.s);
         b.failed |= msg.failed;
-        lb_free(&msg);
-        lb_add(&b, "}\n", 2);
+        strbuf_free(&msg);
+        strbuf_addn(&b, "}\n", 2);
     } else {
-        lb_vprintf(&b, fmt, ap);
-        lb_add(&b, "\n", 1);
+        strbuf_vprintf(&b, fmt, ap);
+        strbuf_addn(&b, "\n", 1);
     }
     va_end(ap);
     emit(&b);
-    lb_free(&b);
+    strbuf_free(&b);
 }
 
-static void kv_value(struct lbuf *b, const struct log_kv *kv)
+static void kv_value(struct strbuf *b, const struct log_kv *kv)
 {
     if (kv->kind == 1)
-        lb_printf(b, "%lld", kv->i);
+        strbuf_printf(b, "%lld", kv->i);
     else if (kv->kind == 2 && isfinite(kv->f))
-        lb_printf(b, "%.6g", kv->f);
+        strbuf_printf(b, "%.6g", kv->f);
     else if (kv->kind == 2)
-        lb_quoted(b, isnan(kv->f) ? "NaN" : kv->f > 0 ? "+Inf" : "-Inf");
+        log_quoted(b, isnan(kv->f) ? "NaN" : kv->f > 0 ? "+Inf" : "-Inf");
     else
-        lb_quoted(b, kv->s);
+        log_quoted(b, kv->s);
 }
 
 void log_structured(enum log_severity sev, const char *file, int line,
                     const char *msg, const struct log_kv *kv, size_t n)
 {
     enum log_format f = current_format();
-    struct lbuf b;
+    char b_stack[LINE_STACK];
+    struct strbuf b;
     size_t i;
 
-    lb_init(&b);
+    strbuf_init_on(&b, b_stack, sizeof(b_stack));
     header(&b, f, sev, file, line);
-    lb_quoted(&b, msg);
+    log_quoted(&b, msg);
     for (i = 0; i < n; i++) {
         if (f == LOG_FORMAT_JSON) {
-            lb_add(&b, ",", 1);
-            lb_quoted(&b, kv[i].key);
-            lb_add(&b, ":", 1);
+            strbuf_addn(&b, ",", 1);
+            log_quoted(&b, kv[i].key);
+            strbuf_addn(&b, ":", 1);
         } else {
-            lb_add(&b, " ", 1);
-            lb_add(&b, kv[i].key, strlen(kv[i].key));
-            lb_add(&b, "=", 1);
+            strbuf_addn(&b, " ", 1);
+            strbuf_add(&b, kv[i].key);
+            strbuf_addn(&b, "=", 1);
         }
         kv_value(&b, &kv[i]);
     }
-    lb_add(&b, f == LOG_FORMAT_JSON ? "}\n" : "\n",
-           f == LOG_FORMAT_JSON ? 2 : 1);
+    strbuf_addn(&b, f == LOG_FORMAT_JSON ? "}\n" : "\n",
+                f == LOG_FORMAT_JSON ? 2 : 1);
     emit(&b);
-    lb_free(&b);
+    strbuf_free(&b);
 }

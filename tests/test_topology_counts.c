@@ -73,8 +73,8 @@ static void growth_should_keep_every_count(void **state)
     assert_int_equal(m.n, 5000);
     assert_true(m.n * 4 <= m.cap * 3);
     for (i = 0; i < 5000; i++)
-        assert_int_equal(
-            topo_counts_get(&m, "kubernetes.io/hostname", keys[i]), (int64_t)i);
+        assert_int_equal(topo_counts_get(&m, "kubernetes.io/hostname", keys[i]),
+                         (int64_t)i);
     assert_null(topo_counts_find(&m, "kubernetes.io/hostname", "n-5000"));
     arena_destroy(&a);
 }

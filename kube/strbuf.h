@@ -19,9 +19,9 @@ struct strbuf {
     char *s; /* NUL-terminated after every write; NULL before the first */
     size_t len;
     size_t cap;
-    size_t max;          /* most bytes it may hold; 0: no cap */
-    bool failed;         /* out of memory, over max, or refused: stop */
-    bool on_storage;     /* s is the caller's storage, not malloc'd */
+    size_t max;           /* most bytes it may hold; 0: no cap */
+    bool failed;          /* out of memory, over max, or refused: stop */
+    bool on_storage;      /* s is the caller's storage, not malloc'd */
     struct arena *charge; /* growth charged to this arena (NULL: none) */
 };
 

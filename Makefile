@@ -33,7 +33,7 @@ TSAN     := -O1 -fsanitize=thread -fno-omit-frame-pointer
 # main.c under server/.
 SRC_DIRS  := kube framework predicates priorities policy engine server
 ALL_SRCS  := $(sort $(shell find $(SRC_DIRS) -name '*.c' 2>/dev/null))
-MAIN_SRC  := $(filter server/%/main.c server/main.c,$(ALL_SRCS))
+MAIN_SRC  := $(filter %/main.c,$(filter server/%,$(ALL_SRCS)))
 ifneq ($(words $(MAIN_SRC)),1)
 $(error want exactly one server/**/main.c, found "$(MAIN_SRC)")
 endif

@@ -22,6 +22,8 @@ What it does, in order:
      `kube/json_arena.[ch]` in a README, paths in scripts and docs. All
      tracked text files are read (.c/.h in tests/, bench/, tests/support/
      included). Renamed files' bare names (json_arena.c) follow too.
+     Rewritten .c/.h files go through clang-format (a longer path in a
+     comment reflows its paragraph).
   5. deploy/docker/Dockerfile copies every top-level source folder.
 
 Idempotent: on a tree already in the new layout every file maps to where
@@ -295,6 +297,17 @@ def rewrite_references(dry_run):
     return files, total
 
 
+def reformat(paths):
+    """clang-format the rewritten C files: a longer path in a comment
+    reflows the paragraph, as `make format` would."""
+    if not paths:
+        return
+    try:
+        subprocess.run(["clang-format", "-i"] + paths, check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print("relayout: clang-format failed (%s); run `make format`" % e)
+
+
 def fix_dockerfile(dry_run):
     """COPY every top-level source folder that exists into the image."""
     if not os.path.isfile(DOCKERFILE):
@@ -372,6 +385,7 @@ def main():
     files, total = rewrite_references(False)
     for p, n in files:
         print("  ref %-40s %d rewritten" % (p, n))
+    reformat([p for p, _ in files if is_source(p)])
     docker = fix_dockerfile(False)
     for r in docker:
         print("  add COPY %s/ to %s" % (r, DOCKERFILE))

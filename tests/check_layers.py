@@ -12,7 +12,8 @@ folder is not allowed for the including file's folder by LAYERS below:
   - every source sits in a folder of the table, every include names an
     existing file.
 
-docs/ARCHITECTURE.md describes the same table; keep them together.
+docs/ARCHITECTURE.md describes the same table; the check fails when its
+folder picture misses a folder or its layer order differs.
 
 Until scripts/relayout.py has run (none of the new subfolders exist) the
 check prints "layers: skipped (old layout)" and succeeds.
@@ -55,6 +56,8 @@ ONLY = {
 SOURCE_ROOTS = ("kube", "framework", "predicates", "priorities", "policy",
                 "engine", "server")
 
+DOC = "docs/ARCHITECTURE.md"
+
 INCLUDE_RX = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
@@ -84,15 +87,13 @@ def verdict(src, dst, rank):
         return None
     if dst not in rank:
         return "not a layer folder"
-    if src in ONLY:
-        if dst in ONLY[src]:
-            return None
-        return "not allowed (%s may include only %s)" % (
-            src, ", ".join(ONLY[src]))
     if rank[dst] > rank[src]:
         return "points up"
     if rank[dst] == rank[src]:
         return "sideways"
+    if src in ONLY and dst not in ONLY[src]:
+        return "not allowed (%s may include only %s)" % (
+            src, ", ".join(ONLY[src]))
     return None
 
 
@@ -127,6 +128,44 @@ def check(root):
     return files, n_inc, problems
 
 
+def check_doc(root):
+    """docs/ARCHITECTURE.md shows the same folders and layer order."""
+    path = os.path.join(root, DOC)
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return ["%s: missing (it describes this table)" % DOC]
+    blocks = re.findall(r"^```\n(.*?)^```", text, re.M | re.S)
+    if len(blocks) < 2:
+        return ["%s: want the folder picture and the layer order, two "
+                "``` blocks" % DOC]
+    problems = []
+    pictured = {l.split()[0].rstrip("/") for l in blocks[0].splitlines()
+                if l.strip()}
+    for f in sorted({f for tier in LAYERS for f in tier} - pictured):
+        problems.append("%s: no line for %s/ in the folder picture" %
+                        (DOC, f))
+    want = []
+    for tier in LAYERS:
+        only = [ONLY[f] for f in tier if f in ONLY]
+        want.append((tier, only[0] if only else None))
+    got = []
+    for l in blocks[1].splitlines():
+        m = re.match(r"\s*\d+\s+([^(]+?)\s*(?:\((.*)\))?\s*$", l)
+        if not m:
+            continue
+        tier = [f.strip() for f in m.group(1).split("|")]
+        only = None
+        if m.group(2) and m.group(2).startswith("only "):
+            only = [f.strip() for f in m.group(2)[5:].split(",")]
+        got.append((tier, only))
+    if got != want:
+        problems.append("%s: the layer order differs from LAYERS in "
+                        "tests/check_layers.py (--table prints it)" % DOC)
+    return problems
+
+
 def print_table():
     for i, tier in enumerate(LAYERS):
         extra = ""
@@ -145,6 +184,7 @@ def main(argv):
         print("layers: skipped (old layout)")
         return 0
     files, n_inc, problems = check(root)
+    problems += check_doc(root)
     for p in problems:
         print(p)
     if problems:

@@ -2,14 +2,16 @@
  * cache_compact.c: the cache's own copies of pods and nodes, each one
  * malloc'd block holding the struct and everything it points to, with
  * only the fields the v1.22 predicates and priorities read of objects
- * already in the cluster (see kube_pod_compact in cache.h for the list).
+ * already in the cluster (see kube_pod_compact in compact.h for the list).
  * One free() drops a replaced version.
  */
-#include "kube/cache.h"
+#include "kube/compact.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "kube/cluster.h"
 
 /* A bump allocator over one buffer. */
 struct pk {

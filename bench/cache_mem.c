@@ -17,9 +17,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "kube/cache.h"
-#include "kube/json_arena.h"
-#include "kube/parse.h"
+#include "kube/client/cache.h"
+#include "kube/base/json_parse.h"
+#include "kube/parse/parse.h"
 
 #define BLOCK (4u << 20)
 #define BATCH 256

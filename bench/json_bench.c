@@ -10,9 +10,9 @@
  * raises its mmap and trim thresholds after large frees), so `make
  * bench-json` runs each parser in a process of its own.
  */
-#include "kube/arena.h"
-#include "kube/err.h"
-#include "kube/json_arena.h"
+#include "kube/base/arena.h"
+#include "kube/base/err.h"
+#include "kube/base/json_parse.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

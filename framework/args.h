@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kube/arena.h"
-#include "kube/err.h"
+#include "kube/base/arena.h"
+#include "kube/base/err.h"
 
 /* Most items one argument list may hold (curl's `toobig`). */
 #define POLICY_MAX_LIST 4096

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "framework/args.h"
-#include "kube/err.h"
+#include "kube/base/err.h"
 
 /*
  * apimachinery validation.IsQualifiedName: up to `max` messages in msgs

@@ -7,7 +7,7 @@
 #define FRAMEWORK_HIGH_COMM_ARG_H
 
 #include "framework/args.h"
-#include "kube/err.h"
+#include "kube/base/err.h"
 
 #define PRED_HIGH_COMM_DEFAULT_POD_LABEL  "high-comm"
 #define PRED_HIGH_COMM_DEFAULT_NODE_LABEL "node.kubernetes.io/rdma-enabled"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/doc_format.h"
+#include "kube/base/doc_format.h"
 #include "policy/policy_buf.h"
 #include "policy/policy_internal.h"
 

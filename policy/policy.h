@@ -17,8 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "kube/arena.h"
-#include "kube/err.h"
+#include "kube/base/arena.h"
+#include "kube/base/err.h"
 #include "policy/policy_doc.h"
 #include "predicates/predicates.h"
 #include "priorities/priorities.h"
@@ -27,7 +27,7 @@
 #define POLICY_COMPAT_LEGACY 0x1u /* accept names v1.22 dropped */
 
 enum policy_format {
-    POLICY_FORMAT_AUTO = 0, /* by content (kube/doc_format.h) */
+    POLICY_FORMAT_AUTO = 0, /* by content (kube/base/doc_format.h) */
     POLICY_FORMAT_JSON,
     POLICY_FORMAT_INI,
     POLICY_FORMAT_YAML,
@@ -139,7 +139,7 @@ int policy_parse_ini(struct policy *p, const char *buf, size_t len,
                      struct err *e);
 /*
  * YAML, as v1.20-v1.22's universal decoder reads it: the first document,
- * turned into JSON (kube/yaml_reader.h), then read as policy_parse_json
+ * turned into JSON (kube/base/yaml_reader.h), then read as policy_parse_json
  * reads its tree; the same paths in errors.
  */
 int policy_parse_yaml(struct policy *p, const char *buf, size_t len,

@@ -1,12 +1,12 @@
 /*
  * policy_buf.h: what the policy writers (JSON, INI, check output,
- * KubeSchedulerConfiguration YAML) add to the text buffer (kube/strbuf.h):
+ * KubeSchedulerConfiguration YAML) add to the text buffer (kube/base/strbuf.h):
  * a hard cap and the quoting rules each format needs.
  */
 #ifndef POLICY_POLICY_BUF_H
 #define POLICY_POLICY_BUF_H
 
-#include "kube/strbuf.h"
+#include "kube/base/strbuf.h"
 
 /* The most any one policy document or report may take. */
 #define PBUF_MAX (16u * 1024u * 1024u)

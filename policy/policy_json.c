@@ -16,7 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "kube/json_arena.h"
+#include "kube/base/json_parse.h"
 #include "policy/policy_buf.h"
 #include "policy/policy_internal.h"
 

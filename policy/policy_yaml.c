@@ -9,7 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/yaml_reader.h"
+#include "kube/base/yaml_reader.h"
 #include "policy/policy_internal.h"
 
 int policy_parse_yaml(struct policy *p, const char *buf, size_t len,

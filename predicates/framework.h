@@ -10,9 +10,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "kube/arena.h"
-#include "kube/cluster.h"
-#include "kube/types.h"
+#include "kube/base/arena.h"
+#include "kube/cluster/cluster.h"
+#include "kube/model/types.h"
 
 enum pred_code {
     PRED_FIT = 0,

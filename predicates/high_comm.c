@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 #include "predicates/predicates.h"
 #include "predicates/reasons.h"
 

@@ -7,10 +7,10 @@
  */
 #include "predicates/inter_pod_affinity.h"
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 #include "predicates/plugins.h"
 #include "predicates/reasons.h"
-#include "kube/topology_counts.h"
+#include "kube/cluster/topology_counts.h"
 #include "predicates/predicates.h"
 
 #define NO_STATE                                                               \

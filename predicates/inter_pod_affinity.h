@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kube/arena.h"
-#include "kube/cluster.h"
-#include "kube/types.h"
+#include "kube/base/arena.h"
+#include "kube/cluster/cluster.h"
+#include "kube/model/types.h"
 
 /*
  * A term of the incoming pod with its namespace scope resolved: the listed

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 
 static const struct kube_labels no_labels;
 

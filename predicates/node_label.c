@@ -6,7 +6,7 @@
  */
 #include "predicates/plugins.h"
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 #include "predicates/predicates.h"
 #include "predicates/reasons.h"
 

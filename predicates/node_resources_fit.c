@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kube/resources.h"
+#include "kube/model/resources.h"
 #include "predicates/plugins.h"
 #include "predicates/reasons.h"
 #include "predicates/predicates.h"

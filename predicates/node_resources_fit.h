@@ -9,8 +9,8 @@
 
 #include <stddef.h>
 
-#include "kube/cluster.h"
-#include "kube/types.h"
+#include "kube/cluster/cluster.h"
+#include "kube/model/types.h"
 #include "predicates/framework.h"
 
 /*

@@ -8,10 +8,10 @@
 
 #include <string.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 #include "predicates/plugins.h"
 #include "predicates/reasons.h"
-#include "kube/topology_counts.h"
+#include "kube/cluster/topology_counts.h"
 #include "predicates/predicates.h"
 
 #define NO_STATE                                                               \

@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "kube/arena.h"
-#include "kube/err.h"
+#include "kube/base/arena.h"
+#include "kube/base/err.h"
 #include "framework/plugin.h"
 #include "framework/args.h"
 #include "framework/args_check.h"

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 #include "predicates/plugins.h"
 #include "predicates/predicates.h"
 #include "predicates/reasons.h"

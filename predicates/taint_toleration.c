@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 #include "predicates/reasons.h"
 #include "predicates/predicates.h"
 

@@ -6,8 +6,8 @@
  */
 #include <string.h>
 
-#include "kube/cluster.h"
-#include "kube/labels.h"
+#include "kube/cluster/cluster.h"
+#include "kube/model/labels.h"
 #include "predicates/volume_util.h"
 
 bool pred_vb_pv_fits_node(const struct kube_persistent_volume *pv,

@@ -12,7 +12,7 @@
 
 #include <openssl/evp.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 
 static const struct {
     enum kube_volume_kind kind;

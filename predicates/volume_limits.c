@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/labels.h"
-#include "kube/resources.h"
+#include "kube/model/labels.h"
+#include "kube/model/resources.h"
 #include "predicates/plugins.h"
 #include "predicates/reasons.h"
 #include "predicates/volume_util.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/resources.h"
+#include "kube/model/resources.h"
 #include "predicates/plugins.h"
 #include "predicates/reasons.h"
 #include "predicates/volume_util.h"

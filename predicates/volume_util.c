@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 
 const char *pred_vol_claim_class(const struct kube_persistent_volume_claim *c)
 {

@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "kube/arena.h"
-#include "kube/types.h"
+#include "kube/base/arena.h"
+#include "kube/model/types.h"
 
 #define PRED_VOL_ANN_STORAGE_CLASS  "volume.beta.kubernetes.io/storage-class"
 #define PRED_VOL_ANN_BIND_COMPLETED "pv.kubernetes.io/bind-completed"

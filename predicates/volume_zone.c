@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 #include "predicates/plugins.h"
 #include "predicates/reasons.h"
 #include "predicates/volume_util.h"

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 
 /* The growing map of label requirements merged from services and RCs. */
 struct merged {

@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kube/arena.h"
-#include "kube/cluster.h"
-#include "kube/types.h"
+#include "kube/base/arena.h"
+#include "kube/cluster/cluster.h"
+#include "kube/model/types.h"
 
 /*
  * True when svc is in pod's namespace and its non-nil selector matches the

@@ -11,10 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kube/arena.h"
-#include "kube/cluster.h"
-#include "kube/err.h"
-#include "kube/types.h"
+#include "kube/base/arena.h"
+#include "kube/cluster/cluster.h"
+#include "kube/base/err.h"
+#include "kube/model/types.h"
 
 #define PRIO_MAX_NODE_SCORE     100 /* framework.MaxNodeScore */
 #define PRIO_MAX_EXTENDER_SCORE 10  /* extenderv1.MaxExtenderPriority */

@@ -8,11 +8,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 #include "priorities/plugins.h"
 #include "priorities/pod_affinity_terms.h"
 #include "priorities/priorities.h"
-#include "kube/topology_counts.h"
+#include "kube/cluster/topology_counts.h"
 
 /* One incoming preferred term with its namespaces resolved once. */
 struct in_term {

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 #include "priorities/priorities.h"
 
 /* PreScore state: the pod's usable preferred terms (weight and content). */
@@ -26,7 +26,7 @@ static bool term_skipped(const struct kube_preferred_term *t)
 /*
  * The parse errors of the pod's preferred terms, as the aggregate upstream
  * returns them: "[i].<path>: <reason>", several joined as "[e1, e2]". Only
- * the first problem of each term is known (kube/node_selector.c).
+ * the first problem of each term is known (kube/model/node_selector.c).
  */
 static int term_errors(const struct kube_pod *pod, struct err *e)
 {

@@ -6,7 +6,7 @@
  */
 #include "priorities/plugins.h"
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 #include "priorities/priorities.h"
 
 static bool has_label(const struct kube_node *node, const char *key)

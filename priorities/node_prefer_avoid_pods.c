@@ -17,9 +17,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "kube/arena.h"
-#include "kube/json_arena.h"
-#include "kube/labels.h"
+#include "kube/base/arena.h"
+#include "kube/base/json_parse.h"
+#include "kube/model/labels.h"
 #include "priorities/priorities.h"
 
 #define SCRATCH_CHUNK 4096

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 
 static bool same(const char *a, const char *b)
 {

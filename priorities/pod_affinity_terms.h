@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "kube/types.h"
+#include "kube/model/types.h"
 
 /*
  * Why the pod's (anti-)affinity terms cannot be used (an invalid label or
@@ -21,7 +21,7 @@ const char *prio_pod_affinity_parse_error(const struct kube_pod *p);
  * (by default owner_ns, its owner's) or its namespaceSelector against
  * ns_labels, the incoming pod's namespace labels; then its label selector.
  * Which existing terms count, and whether their lists parse, is decided
- * as pods are accounted (struct aff_entry in kube/cluster.h).
+ * as pods are accounted (struct aff_entry in kube/cluster/cluster.h).
  */
 bool prio_term_matches_incoming(const struct kube_labels *ns_labels,
                                 const char *owner_ns,

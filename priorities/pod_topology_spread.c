@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 #include "priorities/default_spread_selector.h"
 #include "priorities/plugins.h"
 #include "priorities/priorities.h"

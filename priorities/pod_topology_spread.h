@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kube/types.h"
-#include "kube/topology_counts.h"
+#include "kube/model/types.h"
+#include "kube/cluster/topology_counts.h"
 #include "framework/args.h"
 
 #define PRIO_LABEL_HOSTNAME "kubernetes.io/hostname"

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kube/arena.h"
-#include "kube/err.h"
+#include "kube/base/arena.h"
+#include "kube/base/err.h"
 #include "framework/args.h"
 #include "framework/args_check.h"
 #include "framework/high_comm_arg.h"

@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 #include "priorities/priorities.h"
 
 /* The highComm names from args, or the defaults of predicates.h. */

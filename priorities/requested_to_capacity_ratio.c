@@ -9,7 +9,7 @@
 #include "priorities/plugins.h"
 #include "priorities/resource_allocation.h"
 #include "priorities/priorities.h"
-#include "kube/strbuf.h"
+#include "kube/base/strbuf.h"
 
 #include <math.h>
 

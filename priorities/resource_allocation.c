@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "kube/resources.h"
+#include "kube/model/resources.h"
 #include "priorities/plugins.h"
 
 #define RES_CPU       "cpu"

@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kube/cluster.h"
-#include "kube/types.h"
+#include "kube/cluster/cluster.h"
+#include "kube/model/types.h"
 #include "framework/args.h"
 #include "priorities/framework.h"
 #include "priorities/priorities.h"

@@ -7,10 +7,10 @@
  */
 #include <string.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 #include "priorities/default_spread_selector.h"
 #include "priorities/plugins.h"
-#include "kube/topology_counts.h"
+#include "kube/cluster/topology_counts.h"
 #include "priorities/priorities.h"
 #include "priorities/pod_topology_spread.h"
 

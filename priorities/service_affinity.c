@@ -7,11 +7,11 @@
  */
 #include <string.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 #include "priorities/default_spread_selector.h"
 #include "priorities/plugins.h"
 #include "priorities/priorities.h"
-#include "kube/topology_counts.h"
+#include "kube/cluster/topology_counts.h"
 
 struct service_affinity_state {
     const struct kube_labels *selector; /* NULL: no service selects the pod */

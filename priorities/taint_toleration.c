@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 #include "priorities/priorities.h"
 
 #define PREFER_NO_SCHEDULE "PreferNoSchedule"

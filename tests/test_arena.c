@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kube/arena.h"
-#include "kube/err.h"
+#include "kube/base/arena.h"
+#include "kube/base/err.h"
 
 static void arena_should_keep_every_allocation_until_destroy(void **state)
 {

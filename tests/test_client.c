@@ -15,7 +15,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "kube/client.h"
+#include "kube/client/client.h"
 #include "tests/support/fake_http.h"
 
 static struct kube_client *client_for(const struct fake_http *fh,

@@ -9,8 +9,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "kube/cluster.h"
-#include "kube/resources.h"
+#include "kube/cluster/cluster.h"
+#include "kube/model/resources.h"
 
 static struct kube_node *mk_node(struct arena *a, const char *name)
 {

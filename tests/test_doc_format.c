@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "kube/doc_format.h"
+#include "kube/base/doc_format.h"
 
 static const struct {
     const char *name;

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "server/extender.h"
+#include "server/extender/extender.h"
 
 struct scale_case {
     int64_t total, weights, want;

@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "policy/policy.h"
-#include "server/extender.h"
-#include "server/engine_state.h"
+#include "server/extender/extender.h"
+#include "engine/engine_state.h"
 
 #define CLUSTER "deploy/demo/cluster.json"
 #define NAMES   "[\"rdma-1\",\"rdma-2\",\"general-1\",\"gpu-1\",\"cordoned-1\"]"

@@ -13,15 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/arena.h"
-#include "kube/err.h"
-#include "kube/json_arena.h"
-#include "kube/parse.h"
-#include "kube/snapshot_file.h"
+#include "kube/base/arena.h"
+#include "kube/base/err.h"
+#include "kube/base/json_parse.h"
+#include "kube/parse/parse.h"
+#include "kube/cluster/snapshot_file.h"
 #include "policy/policy.h"
-#include "server/evaluate.h"
-#include "server/extender.h"
-#include "server/engine_state.h"
+#include "engine/evaluate.h"
+#include "server/extender/extender.h"
+#include "engine/engine_state.h"
 
 /* Bytes of a string literal, without its terminating NUL. */
 #define BYTES(s) s, sizeof(s) - 1

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kube/informer.h"
+#include "kube/client/informer.h"
 #include "tests/support/fake_http.h"
 
 /* ---- a sink that records what it is told ---- */

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/arena.h"
-#include "kube/err.h"
-#include "kube/json_arena.h"
+#include "kube/base/arena.h"
+#include "kube/base/err.h"
+#include "kube/base/json_parse.h"
 
 #define UNTERMINATED "unterminated string (no closing quote)"
 

@@ -1,5 +1,5 @@
 /*
- * test_json_reader.c: the pull reader of kube/json_arena.h against
+ * test_json_reader.c: the pull reader of kube/base/json_parse.h against
  * json_arena_parse on the whole text. A text walked with the reader,
  * entering containers down to some depth and parsing what lies below as
  * trees, must give the same values, or fail with the same message (bytes,
@@ -17,9 +17,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/arena.h"
-#include "kube/err.h"
-#include "kube/json_arena.h"
+#include "kube/base/arena.h"
+#include "kube/base/err.h"
+#include "kube/base/json_parse.h"
 
 struct text {
     char *s;

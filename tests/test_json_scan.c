@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "kube/json_scan.h"
+#include "kube/base/json_scan.h"
 
 static const char *doc =
     "{ \"pod\": {\"a\":\"}\\\"{\"}, \"Nodes\" : {\"metadata\":{},"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/json_writer.h"
+#include "kube/base/json_writer.h"
 
 static void writer_should_emit_compact_json(void **state)
 {

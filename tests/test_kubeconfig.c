@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kube/kubeconfig.h"
+#include "kube/client/kubeconfig.h"
 
 static char dir[64];
 

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 #include "tests/support/label_fixtures.h"
 
 static void labels_get_should_find_keys_by_bisection(void **state)

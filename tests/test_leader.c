@@ -1,5 +1,5 @@
 /*
- * test_leader.c: Lease leader election (server/leader.c): the
+ * test_leader.c: Lease leader election (server/scheduler/leader.c): the
  * tryAcquireOrRenew decision against client-go v0.22's table, the
  * observed-time rule that ignores the holder's clock, the timing checks,
  * Go durations, and the Lease JSON both ways.
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/leader.h"
+#include "server/scheduler/leader.h"
 
 static const struct leader_config cfg = {
     "kube-system", "my-scheduler", "me_1", 15, 10, 2

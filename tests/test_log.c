@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/log.h"
+#include "server/common/log.h"
 
 struct capture {
     char *text;

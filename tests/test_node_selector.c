@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 #include "tests/support/label_fixtures.h"
 
 #define MAX_TERMS 3

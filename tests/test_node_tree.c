@@ -1,7 +1,7 @@
 /*
- * test_node_tree.c: kube-scheduler's node walking order (kube/node_tree.c)
- * as struct cluster keeps it through node additions, updates and
- * removals. Tables ported from pkg/scheduler/internal/cache/
+ * test_node_tree.c: kube-scheduler's node walking order
+ * (kube/cluster/node_tree.c) as struct cluster keeps it through node additions,
+ * updates and removals. Tables ported from pkg/scheduler/internal/cache/
  * node_tree_test.go (v1.22): TestNodeTree_AddNode, TestNodeTree_RemoveNode,
  * TestNodeTree_UpdateNode, TestNodeTree_List, TestNodeTreeMultiOperations.
  */
@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kube/cluster.h"
-#include "kube/labels.h"
+#include "kube/cluster/cluster.h"
+#include "kube/model/labels.h"
 
 #define R  "topology.kubernetes.io/region"
 #define Z  "topology.kubernetes.io/zone"

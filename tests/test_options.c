@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "server/options.h"
+#include "server/common/options.h"
 
 /* Error rows leave the trailing field/want columns out. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/parse.h"
+#include "kube/parse/parse.h"
 #include "tests/support/parse_fixtures.h"
 
 /* Which entry point a case goes through. */

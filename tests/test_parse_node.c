@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/parse.h"
+#include "kube/parse/parse.h"
 #include "tests/support/parse_fixtures.h"
 
 struct fixture {

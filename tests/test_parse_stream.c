@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/parse.h"
+#include "kube/parse/parse.h"
 #include "tests/support/parse_fixtures.h"
 
 /* One kind's array in struct kube_objects, for the summaries. */

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kube/parse.h"
-#include "kube/snapshot_file.h"
+#include "kube/parse/parse.h"
+#include "kube/cluster/snapshot_file.h"
 #include "tests/support/parse_fixtures.h"
 
 struct text {

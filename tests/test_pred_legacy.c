@@ -15,7 +15,7 @@
 #include "predicates/plugins.h"
 #include "predicates/predicates.h"
 #include "predicates/reasons.h"
-#include "tests/support/p1_fixtures.h"
+#include "tests/support/node_filter_fixtures.h"
 
 #define N(a)  (sizeof(a) / sizeof((a)[0]))
 #define UNRES PRED_UNFIT_UNRESOLVABLE

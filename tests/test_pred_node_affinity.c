@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "predicates/reasons.h"
-#include "tests/support/p1_fixtures.h"
+#include "tests/support/node_filter_fixtures.h"
 
 #define PLUGIN "NodeAffinity"
 #define N(a)   (sizeof(a) / sizeof((a)[0]))

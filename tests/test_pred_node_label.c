@@ -12,7 +12,7 @@
 #include "predicates/plugins.h"
 #include "predicates/predicates.h"
 #include "predicates/reasons.h"
-#include "tests/support/p1_fixtures.h"
+#include "tests/support/node_filter_fixtures.h"
 
 #define PLUGIN "NodeLabel"
 #define N(a)   (sizeof(a) / sizeof((a)[0]))

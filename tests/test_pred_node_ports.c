@@ -9,10 +9,10 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "kube/arena.h"
+#include "kube/base/arena.h"
 #include "predicates/plugins.h"
 #include "predicates/reasons.h"
-#include "tests/support/p1_fixtures.h"
+#include "tests/support/node_filter_fixtures.h"
 #include "tests/support/pred_fixtures.h"
 
 #define PLUGIN "NodePorts"

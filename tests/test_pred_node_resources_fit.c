@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kube/resources.h"
+#include "kube/model/resources.h"
 #include "policy/policy.h"
 #include "predicates/node_resources_fit.h"
 #include "predicates/plugins.h"

@@ -11,7 +11,7 @@
 
 #include "predicates/plugins.h"
 #include "predicates/reasons.h"
-#include "tests/support/p1_fixtures.h"
+#include "tests/support/node_filter_fixtures.h"
 
 #define PLUGIN "NodeUnschedulable"
 #define N(a)   (sizeof(a) / sizeof((a)[0]))

@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "predicates/reasons.h"
-#include "tests/support/p1_fixtures.h"
+#include "tests/support/node_filter_fixtures.h"
 
 #define PLUGIN "TaintToleration"
 #define N(a)   (sizeof(a) / sizeof((a)[0]))

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/arena.h"
+#include "kube/base/arena.h"
 #include "predicates/plugins.h"
 #include "predicates/reasons.h"
 #include "tests/support/vol_fixtures.h"

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kube/quantity.h"
+#include "kube/model/quantity.h"
 
 #define NANOS_MAX ((__int128)(((unsigned __int128)1 << 127) - 1))
 

@@ -12,15 +12,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kube/quantity.h"
-#include "kube/resources.h"
+#include "kube/model/quantity.h"
+#include "kube/model/resources.h"
 
 #define MI (1024LL * 1024)
 
 /* ---- builders: "cpu=100m,memory=500,example.com/aaa=1" ---- */
 
 /*
- * A ResourceList as kube/parse.c would fill it: cpu via MilliValue (and
+ * A ResourceList as kube/parse/parse.c would fill it: cpu via MilliValue (and
  * Value in cpu_value), the rest via Value, other names kept as scalars
  * in order. NULL or "" gives an empty list. Memory comes from a.
  */

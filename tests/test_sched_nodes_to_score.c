@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "policy/policy.h"
-#include "server/engine_fit_error.h"
-#include "server/sched_nodes_to_score.h"
-#include "server/scheduler.h"
+#include "engine/engine_fit_error.h"
+#include "server/scheduler/sched_nodes_to_score.h"
+#include "server/scheduler/scheduler.h"
 #include "tests/support/pred_fixtures.h"
 
 /* ---- numFeasibleNodesToFind ---- */

@@ -1,9 +1,9 @@
 /*
- * test_sched_queue.c: the standalone scheduler's queue (server/sched_queue.c)
- * against kube-scheduler v1.22's PriorityQueue: pop order, backoff
- * durations, where a failed pod waits, what a cluster event and an update
- * move, the 60 s leftover flush, deletes while in flight, and payload
- * ownership (every payload released exactly once).
+ * test_sched_queue.c: the standalone scheduler's queue
+ * (server/scheduler/sched_queue.c) against kube-scheduler v1.22's
+ * PriorityQueue: pop order, backoff durations, where a failed pod waits, what a
+ * cluster event and an update move, the 60 s leftover flush, deletes while in
+ * flight, and payload ownership (every payload released exactly once).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/sched_queue.h"
+#include "server/scheduler/sched_queue.h"
 
 /* Payloads are counted: each add makes one, the queue releases each. */
 static int live_payloads;

@@ -15,14 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/cache.h"
-#include "kube/json_arena.h"
-#include "kube/parse.h"
-#include "server/metrics.h"
-#include "server/engine_fit_error.h"
-#include "server/engine_select.h"
-#include "server/sched_fail.h"
-#include "server/scheduler.h"
+#include "kube/client/cache.h"
+#include "kube/base/json_parse.h"
+#include "kube/parse/parse.h"
+#include "server/common/metrics.h"
+#include "engine/engine_fit_error.h"
+#include "engine/engine_select.h"
+#include "server/scheduler/sched_fail.h"
+#include "server/scheduler/scheduler.h"
 
 /* ---- FitError ---- */
 

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 #include "tests/support/label_fixtures.h"
 
 struct match_case {

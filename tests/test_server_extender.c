@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "server/extender_app.h"
-#include "kube/json_arena.h"
+#include "server/extender/extender_app.h"
+#include "kube/base/json_parse.h"
 #include "tests/support/server_harness.h"
 
 #define POD_HIGH_COMM                                                          \

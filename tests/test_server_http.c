@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "server/version.h"
+#include "server/common/version.h"
 #include "tests/support/echo_server.h"
 
 static char *url_of(struct harness *h, const char *path)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/metrics.h"
+#include "server/common/metrics.h"
 
 static double forty_two(void *arg)
 {

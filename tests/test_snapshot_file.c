@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kube/cluster.h"
-#include "kube/snapshot_file.h"
+#include "kube/cluster/cluster.h"
+#include "kube/cluster/snapshot_file.h"
 
 static void demo_cluster_should_build_a_snapshot(void **state)
 {

@@ -1,5 +1,5 @@
 /*
- * test_strbuf.c: the one growable text buffer (kube/strbuf.c): growth by
+ * test_strbuf.c: the one growable text buffer (kube/base/strbuf.c): growth by
  * add and printf, the byte cap, starting in caller storage and moving to
  * the heap, take, and growth charged to an arena's limit.
  */
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/arena.h"
-#include "kube/strbuf.h"
+#include "kube/base/arena.h"
+#include "kube/base/strbuf.h"
 
 static void add_and_printf_should_grow(void **state)
 {

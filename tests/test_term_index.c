@@ -1,6 +1,7 @@
 /*
- * test_term_index.c: interning of pod affinity terms (kube/term_index.c)
- * and the per-node scoring entries kube/cluster.c keeps with it.
+ * test_term_index.c: interning of pod affinity terms
+ * (kube/cluster/term_index.c) and the per-node scoring entries
+ * kube/cluster/cluster.c keeps with it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/cluster.h"
-#include "kube/term_index.h"
+#include "kube/cluster/cluster.h"
+#include "kube/cluster/term_index.h"
 
 /* A term "app In (value)" over topology key, optionally naming ns. */
 struct term_fixture {

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 
 #define NO_SCHEDULE        "NoSchedule"
 #define PREFER_NO_SCHEDULE "PreferNoSchedule"

@@ -1,7 +1,7 @@
 /*
  * test_topology_counts.c: the one (topology key, value) -> count map both
- * plugin folders use (kube/topology_counts.c): insert-or-find, growth past
- * many pairs with every count kept, pairs that differ only in where the
+ * plugin folders use (kube/cluster/topology_counts.c): insert-or-find, growth
+ * past many pairs with every count kept, pairs that differ only in where the
  * key ends, absent pairs, and a map sized by a hint.
  */
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 
-#include "kube/topology_counts.h"
+#include "kube/cluster/topology_counts.h"
 
 static void add_should_insert_once_and_say_so(void **state)
 {

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 
 struct syntax_case {
     const char *value;

@@ -15,10 +15,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/arena.h"
-#include "kube/err.h"
-#include "kube/yaml_reader.h"
-#include "kube/yaml_scalar.h"
+#include "kube/base/arena.h"
+#include "kube/base/err.h"
+#include "kube/base/yaml_reader.h"
+#include "kube/base/yaml_scalar.h"
 
 /* The tree as compact JSON, numbers by their JSON text (malloc'd). */
 static void dump(const cJSON *v, char **s, size_t *len, size_t *cap);

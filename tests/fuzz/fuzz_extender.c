@@ -1,6 +1,6 @@
 /*
  * fuzz_extender.c: libFuzzer target for the extender verbs
- * (server/extender.h): every input is one request body for ext_filter,
+ * (server/extender/extender.h): every input is one request body for ext_filter,
  * ext_prioritize (0..10 and raw scores) and ext_preempt, over the demo
  * cluster and policy (deploy/demo), loaded once with app_init + app_load.
  * Every answer must be valid JSON, and a verb that fails must say why.
@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/arena.h"
-#include "kube/err.h"
-#include "kube/json_arena.h"
-#include "server/extender.h"
-#include "server/engine_state.h"
+#include "kube/base/arena.h"
+#include "kube/base/err.h"
+#include "kube/base/json_parse.h"
+#include "server/extender/extender.h"
+#include "engine/engine_state.h"
 #include "tests/fuzz/fuzz_support.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

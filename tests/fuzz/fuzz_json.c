@@ -2,7 +2,7 @@
  * fuzz_json.c: libFuzzer target for the raw JSON layer: json_arena_parse
  * and json_arena_parse_in_situ on the same bytes (they must agree on the
  * verdict, the message and the tree), cJSON on what json_arena accepts
- * (same tree, where json_arena.h documents no difference), and json_scan
+ * (same tree, where json_parse.h documents no difference), and json_scan
  * over every accepted text (each span it returns must re-parse to the
  * node it stands for). The input buffer is exactly `size` bytes, with no
  * NUL after it, so reading past the end is caught.
@@ -15,10 +15,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "kube/arena.h"
-#include "kube/err.h"
-#include "kube/json_arena.h"
-#include "kube/json_scan.h"
+#include "kube/base/arena.h"
+#include "kube/base/err.h"
+#include "kube/base/json_parse.h"
+#include "kube/base/json_scan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/kubeconfig.h"
+#include "kube/client/kubeconfig.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /*
  * fuzz_parse.c: libFuzzer target for Kubernetes object parsing
- * (kube/parse.h): every input goes through kube_parse_document (one
+ * (kube/parse/parse.h): every input goes through kube_parse_document (one
  * object, a List or a <Kind>List), kube_parse_pod and kube_parse_node.
  * kube_parse_document, which reads list items one at a time, must agree
  * with kube_parse_document_tree (one tree of the whole text): the same
@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/arena.h"
-#include "kube/cluster.h"
-#include "kube/err.h"
-#include "kube/parse.h"
+#include "kube/base/arena.h"
+#include "kube/cluster/cluster.h"
+#include "kube/base/err.h"
+#include "kube/parse/parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,13 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/arena.h"
-#include "kube/err.h"
-#include "kube/parse.h"
-#include "kube/snapshot_file.h"
+#include "kube/base/arena.h"
+#include "kube/base/err.h"
+#include "kube/parse/parse.h"
+#include "kube/cluster/snapshot_file.h"
 #include "policy/policy.h"
-#include "server/evaluate.h"
-#include "server/engine_state.h"
+#include "engine/evaluate.h"
+#include "engine/engine_state.h"
 #include "tests/fuzz/fuzz_support.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

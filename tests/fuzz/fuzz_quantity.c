@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/quantity.h"
+#include "kube/model/quantity.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /*
  * fuzz_selector.c: libFuzzer target for label selectors and node selector
- * terms (kube/labels.h): requirements are built from the input, validated
+ * terms (kube/model/labels.h): requirements are built from the input, validated
  * as labels.NewRequirement / LabelSelectorAsSelector / nodeaffinity do,
  * then matched against labels from the same input. The input is lines:
  *   E<op><key>[=<v1>,<v2>,...]  a matchExpressions requirement
@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/arena.h"
-#include "kube/labels.h"
+#include "kube/base/arena.h"
+#include "kube/model/labels.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

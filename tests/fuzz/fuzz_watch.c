@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/arena.h"
-#include "kube/informer.h"
-#include "kube/parse.h"
+#include "kube/base/arena.h"
+#include "kube/client/informer.h"
+#include "kube/parse/parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

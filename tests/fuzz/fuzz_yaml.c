@@ -1,8 +1,8 @@
 /*
- * fuzz_yaml.c: libFuzzer target for YAML input (kube/yaml_reader.h,
- * kube/parse_yaml.c, kube/doc_format.h): every input is sniffed, read as
- * a YAML snapshot (every document, list items streamed), as one YAML tree
- * and as a Pod, and loaded as a YAML Policy. Failures must carry a
+ * fuzz_yaml.c: libFuzzer target for YAML input (kube/base/yaml_reader.h,
+ * kube/parse/parse_yaml.c, kube/base/doc_format.h): every input is sniffed,
+ * read as a YAML snapshot (every document, list items streamed), as one YAML
+ * tree and as a Pod, and loaded as a YAML Policy. Failures must carry a
  * message. A snapshot read from the buffer and from a file (which streams
  * and may rewind for a second pass) must agree. The input buffer is
  * exactly `size` bytes, with no NUL after it.
@@ -14,11 +14,11 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/arena.h"
-#include "kube/doc_format.h"
-#include "kube/err.h"
-#include "kube/parse.h"
-#include "kube/yaml_reader.h"
+#include "kube/base/arena.h"
+#include "kube/base/doc_format.h"
+#include "kube/base/err.h"
+#include "kube/parse/parse.h"
+#include "kube/base/yaml_reader.h"
 #include "policy/policy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 
 #define LF_MAX_ITEMS 64
 

@@ -6,8 +6,8 @@
 #ifndef TESTS_SUPPORT_LABEL_FIXTURES_H
 #define TESTS_SUPPORT_LABEL_FIXTURES_H
 
-#include "kube/arena.h"
-#include "kube/types.h"
+#include "kube/base/arena.h"
+#include "kube/model/types.h"
 
 /*
  * "k1=v1,k2=v2" as a present map, normalized (sorted, last duplicate

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "kube/types.h"
+#include "kube/model/types.h"
 
 /*
  * Read a whole file (path relative to the repository root, where

@@ -10,8 +10,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "kube/parse.h"
-#include "kube/resources.h"
+#include "kube/parse/parse.h"
+#include "kube/model/resources.h"
 #include "predicates/plugins.h"
 #include "priorities/plugins.h"
 #include "policy/policy.h"

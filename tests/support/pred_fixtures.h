@@ -7,9 +7,9 @@
 #ifndef TESTS_SUPPORT_PRED_FIXTURES_H
 #define TESTS_SUPPORT_PRED_FIXTURES_H
 
-#include "kube/arena.h"
-#include "kube/cluster.h"
-#include "kube/types.h"
+#include "kube/base/arena.h"
+#include "kube/cluster/cluster.h"
+#include "kube/model/types.h"
 #include "predicates/framework.h"
 
 struct policy;

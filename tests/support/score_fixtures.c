@@ -10,7 +10,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "kube/err.h"
+#include "kube/base/err.h"
 #include "tests/support/pred_fixtures.h"
 
 const char *sfx_json(struct arena *a, const char *s)

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kube/arena.h"
+#include "kube/base/arena.h"
 
 #define SFX_MAX 8
 

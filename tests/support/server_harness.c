@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/log.h"
+#include "server/common/log.h"
 
 void harness_new(struct harness *h, const char *const *args)
 {

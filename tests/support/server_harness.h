@@ -8,8 +8,8 @@
 #include <curl/curl.h>
 #include <stddef.h>
 
-#include "kube/arena.h"
-#include "server/http.h"
+#include "kube/base/arena.h"
+#include "server/http/http.h"
 
 struct harness {
     struct arena arena; /* owns the option strings */

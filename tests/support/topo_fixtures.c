@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kube/resources.h"
+#include "kube/model/resources.h"
 #include "predicates/plugins.h"
 
 #define SPEC_MAX 4096

@@ -8,8 +8,8 @@
 #ifndef TESTS_SUPPORT_TOPO_FIXTURES_H
 #define TESTS_SUPPORT_TOPO_FIXTURES_H
 
-#include "kube/arena.h"
-#include "kube/types.h"
+#include "kube/base/arena.h"
+#include "kube/model/types.h"
 #include "predicates/framework.h"
 #include "tests/support/pred_fixtures.h"
 

@@ -12,7 +12,7 @@
  */
 #include <string.h>
 
-#include "kube/labels.h"
+#include "kube/model/labels.h"
 #include "predicates/predicates.h"
 
 #define RACK_PINNING_REASON "node(s) are not in the pod's racks"

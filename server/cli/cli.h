@@ -1,0 +1,39 @@
+/*
+ * cli.h: subcommands of the kube-policy-extender binary. Each takes argv
+ * with argv[0] the subcommand's name and returns the process exit status
+ * (0 success, 1 failure, 2 usage error).
+ */
+#ifndef SERVER_CLI_CLI_H
+#define SERVER_CLI_CLI_H
+
+#include <stdio.h>
+
+typedef int cli_fn(int argc, char **argv);
+
+struct cli_command {
+    const char *name;
+    cli_fn *fn;
+    const char *summary;
+};
+
+cli_fn cli_serve;
+/* `check POLICY`: validate and print the effective configuration. */
+cli_fn cli_check;
+/* `convert POLICY --to FORMAT`: JSON, INI or KubeSchedulerConfiguration. */
+cli_fn cli_convert;
+
+/* `explain --policy P --cluster C --pod POD`: the what-if tool. */
+cli_fn cli_explain;
+
+/* `list [--output json]`: the registries, as a Policy reference. */
+cli_fn cli_list;
+
+/* `schedule --scheduler-name N --policy P`: a standalone scheduler. */
+cli_fn cli_schedule;
+
+/* --compat / --format for check and convert: 0 ok, -1 bad value, 1 not ours. */
+struct policy_load_opts;
+int cli_policy_option(const char *opt, const char *val,
+                      struct policy_load_opts *o);
+
+#endif

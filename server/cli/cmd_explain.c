@@ -1,0 +1,359 @@
+/*
+ * cmd_explain.c: `kube-policy-extender explain --policy P --cluster C.json
+ * [--cluster more.json] --pod POD.json [--output json|text]
+ * [--compat legacy]`: the policy author's what-if tool. Evaluates the pod
+ * on every node of the cluster files, in input order, and prints why each
+ * node fails or how it scores, and which node would be selected.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/cluster/cluster.h"
+#include "kube/base/json_writer.h"
+#include "kube/parse/parse.h"
+#include "kube/cluster/snapshot_file.h"
+#include "policy/policy.h"
+#include "server/cli/cli.h"
+#include "engine/evaluate.h"
+#include "engine/feature_gates.h"
+#include "engine/engine_fit_error.h"
+
+#define EXPLAIN_MAX_CLUSTER_FILES 64
+
+struct explain_opts {
+    const char *policy;
+    const char *pod;
+    const char *clusters[EXPLAIN_MAX_CLUSTER_FILES];
+    size_t n_clusters;
+    int json;
+    struct policy_load_opts load;
+};
+
+static void explain_usage(FILE *f)
+{
+    fprintf(f, "Usage: kube-policy-extender explain --policy POLICY "
+               "--cluster CLUSTER.json\n"
+               "           [--cluster MORE.json ...] --pod POD.json "
+               "[--output text|json]\n"
+               "           [--compat legacy] [--feature-gates LIST]\n\n"
+               "Evaluate one pod against every node of a cluster snapshot "
+               "(`kubectl get\nnodes,pods,... -o json` output) under a Policy, "
+               "as kube-scheduler v1.22 would:\nwhich predicates fail on each "
+               "node and why, each priority's score (0..100,\nunweighted), the "
+               "weighted total, and the node that would be selected.\n\n"
+               "  --policy FILE    the Policy (JSON, YAML or INI)\n"
+               "  --cluster FILE   cluster objects, JSON or YAML; repeat for "
+               "more files\n"
+               "  --pod FILE       the pod to place (a Pod, JSON or YAML)\n"
+               "  --output FORMAT  text (default) or json\n"
+               "  --compat legacy  accept predicates v1.22 dropped\n"
+               "  --feature-gates LIST  v1.22 gates, e.g. "
+               "DefaultPodTopologySpread=false\n"
+               "Exit status: 0 evaluated, 1 error, 2 usage error.\n");
+}
+
+/* Returns 0, 1 for --help, or 2 for a usage error (printed). */
+static int parse_args(int argc, char **argv, struct explain_opts *o)
+{
+    int i;
+
+    memset(o, 0, sizeof(*o));
+    o->load.warnings = stderr;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            explain_usage(stdout);
+            return 1;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "explain: %s: needs a value (see --help)\n", a);
+            return 2;
+        }
+        v = argv[++i];
+        if (!strcmp(a, "--policy")) {
+            o->policy = v;
+        } else if (!strcmp(a, "--pod")) {
+            o->pod = v;
+        } else if (!strcmp(a, "--cluster")) {
+            if (o->n_clusters == EXPLAIN_MAX_CLUSTER_FILES) {
+                fprintf(stderr, "explain: at most %d --cluster files\n",
+                        EXPLAIN_MAX_CLUSTER_FILES);
+                return 2;
+            }
+            o->clusters[o->n_clusters++] = v;
+        } else if (!strcmp(a, "--output")) {
+            if (strcmp(v, "json") && strcmp(v, "text")) {
+                fprintf(stderr,
+                        "explain: --output: expected text or json, got "
+                        "\"%s\"\n",
+                        v);
+                return 2;
+            }
+            o->json = !strcmp(v, "json");
+        } else if (!strcmp(a, "--feature-gates")) {
+            struct err e;
+
+            if (feature_gates_apply(v, &o->load.gates, &e) < 0) {
+                fprintf(stderr, "explain: %s\n", e.msg);
+                return 2;
+            }
+        } else if (cli_policy_option(a, v, &o->load) != 0) {
+            fprintf(stderr, "explain: unknown option or bad value: %s %s\n", a,
+                    v);
+            return 2;
+        }
+    }
+    if (!o->policy || !o->pod || !o->n_clusters) {
+        fprintf(stderr, "explain: --policy, --cluster and --pod are "
+                        "required (see --help)\n");
+        return 2;
+    }
+    return 0;
+}
+
+static const char *pod_ref(struct arena *a, const struct kube_pod *p)
+{
+    return arena_sprintf(a, "%s/%s", p->namespace, p->name);
+}
+
+/*
+ * What v1.22 would tell the pod when no node fits: FitError.Error()
+ * ("0/N nodes are available: ..."), or ErrNoNodesAvailable without nodes.
+ * NULL when some node fits (or out of memory).
+ */
+static const char *fit_summary(struct arena *a, const struct eval_result *r)
+{
+    if (r->n_feasible > 0)
+        return NULL;
+    if (r->n_nodes == 0)
+        return "no nodes available to schedule pods";
+    return engine_fit_error(a, r);
+}
+
+/*
+ * v1.22's prioritizeNodes gives every feasible node a score of 1 when the
+ * profile has no score plugin and there is no extender (EqualPriority is
+ * dropped from a Policy, so a Policy listing only it lands here).
+ */
+static void apply_no_score_rule(const struct policy *p,
+                                const struct prio_plan *plan,
+                                struct eval_result *r)
+{
+    size_t i;
+
+    if (!r->scored || plan->n_steps > 0 || p->n_extenders > 0)
+        return;
+    for (i = 0; i < r->n_feasible; i++)
+        r->prio.totals[i] = 1;
+}
+
+static void json_node(struct jsonw *w, const struct eval_result *r,
+                      const struct prio_plan *plan, size_t i)
+{
+    const struct eval_node *en = &r->nodes[i];
+    size_t f, k;
+
+    jsonw_begin_object(w);
+    jsonw_key(w, "name");
+    jsonw_string(w, en->ni->node->name);
+    jsonw_key(w, "feasible");
+    jsonw_bool(w, en->feasible);
+    jsonw_key(w, "failures");
+    jsonw_begin_array(w);
+    for (f = 0; f < en->verdict.n_failures; f++) {
+        const struct pred_failure *pf = &en->verdict.failures[f];
+
+        jsonw_begin_object(w);
+        jsonw_key(w, "predicate");
+        jsonw_string(w, pf->predicate);
+        jsonw_key(w, "reasons");
+        jsonw_begin_array(w);
+        for (k = 0; k < pf->n_reasons; k++)
+            jsonw_string(w, pf->reasons[k]);
+        jsonw_end_array(w);
+        jsonw_end_object(w);
+    }
+    jsonw_end_array(w);
+    jsonw_key(w, "scores");
+    jsonw_begin_object(w);
+    if (en->feasible_index >= 0 && r->scored) {
+        for (k = 0; k < plan->n_names; k++) {
+            int s = plan->names[k].step;
+
+            if (s < 0)
+                continue;
+            jsonw_key(w, plan->names[k].name);
+            jsonw_int(w, r->prio.scores[(size_t)s * r->prio.n_nodes +
+                                        (size_t)en->feasible_index]);
+        }
+    }
+    jsonw_end_object(w);
+    jsonw_key(w, "total");
+    jsonw_int(w, en->feasible_index >= 0 && r->scored
+                     ? r->prio.totals[en->feasible_index]
+                     : 0);
+    jsonw_end_object(w);
+}
+
+static int print_json(struct arena *a, const struct kube_pod *pod,
+                      const struct eval_result *r, const struct prio_plan *plan)
+{
+    struct jsonw w;
+    char *out;
+    size_t i;
+
+    jsonw_init(&w, 2);
+    jsonw_begin_object(&w);
+    jsonw_key(&w, "pod");
+    jsonw_string(&w, pod_ref(a, pod));
+    jsonw_key(&w, "nodes");
+    jsonw_begin_array(&w);
+    for (i = 0; i < r->n_nodes; i++)
+        json_node(&w, r, plan, i);
+    jsonw_end_array(&w);
+    jsonw_key(&w, "summary");
+    if (fit_summary(a, r))
+        jsonw_string(&w, fit_summary(a, r));
+    else
+        jsonw_null(&w);
+    jsonw_key(&w, "selected");
+    if (r->selected >= 0)
+        jsonw_string(&w, r->nodes[r->selected].ni->node->name);
+    else
+        jsonw_null(&w);
+    jsonw_end_object(&w);
+    out = jsonw_take(&w, NULL);
+    if (!out)
+        return -1;
+    printf("%s\n", out);
+    free(out);
+    return 0;
+}
+
+static void print_text(struct arena *a, const struct kube_pod *pod,
+                       const struct eval_result *r,
+                       const struct prio_plan *plan)
+{
+    size_t i, k, f, width = 4;
+
+    for (i = 0; i < r->n_nodes; i++) {
+        size_t l = strlen(r->nodes[i].ni->node->name);
+
+        if (l > width)
+            width = l;
+    }
+    printf("Pod %s on %zu node(s), %zu feasible\n\n", pod_ref(a, pod),
+           r->n_nodes, r->n_feasible);
+    printf("%-*s  %-8s  %8s  %s\n", (int)width, "NODE", "FEASIBLE", "TOTAL",
+           "WHY / SCORES");
+    for (i = 0; i < r->n_nodes; i++) {
+        const struct eval_node *en = &r->nodes[i];
+        const char *sep = "";
+
+        if (!en->feasible) {
+            printf("%-*s  %-8s  %8s  ", (int)width, en->ni->node->name, "no",
+                   "-");
+            for (f = 0; f < en->verdict.n_failures; f++) {
+                const struct pred_failure *pf = &en->verdict.failures[f];
+
+                printf("%s%s: ", sep, pf->predicate);
+                for (k = 0; k < pf->n_reasons; k++)
+                    printf("%s%s", k ? ", " : "", pf->reasons[k]);
+                sep = "; ";
+            }
+            printf("\n");
+            continue;
+        }
+        printf("%-*s  %-8s  %8lld  ", (int)width, en->ni->node->name, "yes",
+               r->scored ? (long long)r->prio.totals[en->feasible_index] : 0LL);
+        for (k = 0; r->scored && k < plan->n_names; k++) {
+            int s = plan->names[k].step;
+
+            if (s < 0)
+                continue;
+            printf("%s%s=%lld", sep, plan->names[k].name,
+                   (long long)r->prio.scores[(size_t)s * r->prio.n_nodes +
+                                             (size_t)en->feasible_index]);
+            sep = " ";
+        }
+        printf("\n");
+    }
+    if (fit_summary(a, r))
+        printf("\n%s\n", fit_summary(a, r));
+    printf("\nSelected: %s\n", r->selected >= 0
+                                   ? r->nodes[r->selected].ni->node->name
+                                   : "(none: no feasible node)");
+}
+
+static int run(const struct explain_opts *o, struct arena *a, struct err *e)
+{
+    struct policy *p = NULL;
+    struct kube_objects objs = { 0 };
+    struct cluster c;
+    struct kube_pod pod;
+    struct eval_plans plans;
+    struct eval_result r;
+    const struct node_info **nodes;
+    size_t len, i;
+    char *text;
+    int rc = -1;
+
+    if (policy_load_file(o->policy, &o->load, &p, e) < 0)
+        return -1;
+    if (kube_snapshot_load_files(a, o->clusters, o->n_clusters, &objs, e) < 0)
+        goto out_policy;
+    text = kube_read_file(a, o->pod, KUBE_SNAPSHOT_MAX_FILE, &len, e);
+    if (!text)
+        goto out_policy;
+    if (kube_parse_pod_text(a, text, len, &pod, e) < 0) {
+        err_prefix(e, "%s: ", o->pod);
+        goto out_policy;
+    }
+    if (cluster_build(&c, &objs, e) < 0)
+        goto out_policy;
+    nodes = arena_calloc(a, c.n_nodes ? c.n_nodes : 1, sizeof(*nodes));
+    if (!nodes) {
+        err_set(e, "out of memory");
+        goto out_cluster;
+    }
+    for (i = 0; i < c.n_nodes; i++)
+        nodes[i] = &c.nodes[i];
+    if (eval_plans_build(p, &plans, e) < 0 ||
+        evaluate_pod(&plans, &pod, &c, nodes, c.n_nodes,
+                     EVAL_FILTER | EVAL_SCORE, a, &r, e) < 0)
+        goto out_cluster;
+    apply_no_score_rule(p, &plans.prio, &r);
+    if (o->json) {
+        if (print_json(a, &pod, &r, &plans.prio) < 0) {
+            err_set(e, "out of memory writing JSON");
+            goto out_cluster;
+        }
+    } else {
+        print_text(a, &pod, &r, &plans.prio);
+    }
+    rc = 0;
+out_cluster:
+    cluster_free(&c);
+out_policy:
+    policy_free(p);
+    return rc;
+}
+
+int cli_explain(int argc, char **argv)
+{
+    struct explain_opts o;
+    struct arena a;
+    struct err e;
+    int rc = parse_args(argc, argv, &o);
+
+    if (rc)
+        return rc == 1 ? 0 : 2;
+    arena_init(&a, 0);
+    rc = run(&o, &a, &e) < 0 ? 1 : 0;
+    if (rc)
+        fprintf(stderr, "explain: %s\n", e.msg);
+    arena_destroy(&a);
+    return rc;
+}

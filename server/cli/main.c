@@ -1,0 +1,89 @@
+/*
+ * main.c: the kube-policy-extender command line. Dispatches to one
+ * subcommand; `serve` is the default when the first argument is an option.
+ */
+#include <curl/curl.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "server/cli/cli.h"
+#include "server/common/version.h"
+
+static const struct cli_command commands[] = {
+    { "serve", cli_serve, "serve the scheduler-extender HTTP API (default)" },
+    { "check", cli_check, "validate a Policy and print what it enables" },
+    { "convert", cli_convert,
+      "convert a Policy (JSON, INI, "
+      "KubeSchedulerConfiguration)" },
+    { "explain", cli_explain,
+      "show how a Policy filters and scores one pod on a cluster" },
+    { "list", cli_list, "list every predicate and priority a Policy may name" },
+    { "schedule", cli_schedule,
+      "schedule pending pods with a Policy and bind them (a scheduler)" },
+    { NULL, NULL, NULL },
+};
+
+static void usage(FILE *f)
+{
+    const struct cli_command *c;
+
+    fprintf(f, "Usage: kube-policy-extender [COMMAND] [OPTIONS]\n\n"
+               "Serve a legacy kube-scheduler Policy (predicates and "
+               "weighted priorities)\nas a scheduler extender.\n\n"
+               "Commands:\n");
+    for (c = commands; c->name; c++)
+        fprintf(f, "  %-10s %s\n", c->name, c->summary);
+    fprintf(f, "\nRun `kube-policy-extender COMMAND --help` for a command's "
+               "options.\n"
+               "  -h, --help     show this help\n"
+               "  -V, --version  show the version\n");
+}
+
+int main(int argc, char **argv)
+{
+    const struct cli_command *c;
+
+    /* Once, before any thread: libcurl (the API client) needs it. */
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    /*
+     * Request-sized buffers (a 1,000-node body is 10 MB, its parse more)
+     * come and go with every request. Serve them from the heap and keep
+     * freed memory there, rather than mmap'ing fresh zeroed pages (and
+     * faulting them in) each time: glibc's own threshold only rises after
+     * such a chunk is freed, so without this the speed of a server would
+     * depend on what it happened to allocate while loading.
+     */
+    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
+
+    if (argc < 2 || argv[1][0] == '-') {
+        if (argc >= 2 &&
+            (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+            usage(stdout);
+            return 0;
+        }
+        if (argc >= 2 &&
+            (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version"))) {
+            kpe_print_version(stdout);
+            return 0;
+        }
+        return cli_serve(argc, argv);
+    }
+    if (!strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "version")) {
+        kpe_print_version(stdout);
+        return 0;
+    }
+    for (c = commands; c->name; c++) {
+        if (!strcmp(argv[1], c->name))
+            return c->fn(argc - 1, argv + 1);
+    }
+    fprintf(stderr, "kube-policy-extender: unknown command \"%s\"\n\n",
+            argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,89 @@
+/*
+ * options.h: the `serve` options, from flags and an INI file (--config).
+ * Parsing is a pure function of argv and the file: defaults, then the
+ * file, then the flags (flags win). One table drives the flags, the INI
+ * keys and --help.
+ */
+#ifndef SERVER_COMMON_OPTIONS_H
+#define SERVER_COMMON_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kube/base/arena.h"
+#include "kube/base/err.h"
+
+#define OPTS_DEFAULT_LISTEN   "127.0.0.1:8888"
+#define OPTS_DEFAULT_MAX_BODY (16ull << 20) /* ~1,000 full nodes */
+/* Requests in flight: fits the shipped 256Mi memory limit (SECURITY.md). */
+#define OPTS_DEFAULT_MAX_INFLIGHT (128ll << 20)
+#define OPTS_DEFAULT_MAX_HEADERS  (64 << 10)
+#define OPTS_DEFAULT_READ_TIMEOUT 30
+#define OPTS_DEFAULT_IDLE_TIMEOUT 120 /* above Go's 90 s IdleConnTimeout */
+#define OPTS_DEFAULT_GRACE        10
+#define OPTS_MAX_CLUSTERS         64
+
+enum opts_compat { OPTS_COMPAT_NONE, OPTS_COMPAT_LEGACY };
+enum opts_score_scale {
+    OPTS_SCORE_SCALED, /* proportional: the split shape */
+    OPTS_SCORE_RAW,
+    OPTS_SCORE_AUTO, /* rank when the Policy has in-tree names, else scaled */
+    OPTS_SCORE_RANK, /* the extender decides alone */
+};
+#define OPTS_DEFAULT_HOLD_TIMEOUT 30
+enum opts_log_format { OPTS_LOG_TEXT, OPTS_LOG_JSON };
+
+struct srv_options {
+    const char *listen;      /* as given, e.g. "[::1]:8888" */
+    const char *listen_host; /* "::1"; "" means every address */
+    int listen_port;         /* 0 picks an ephemeral port */
+    const char *policy_file;
+    const char *cluster_files[OPTS_MAX_CLUSTERS];
+    size_t n_cluster_files;
+    const char *kubeconfig;
+    const char *context; /* --context: instead of current-context */
+    const char *master;
+    const char *url_prefix; /* "" or "/x/y", no trailing '/' */
+    int workers;            /* 0: number of online CPUs */
+    int compat;             /* enum opts_compat */
+    const char *tls_cert_file;
+    const char *tls_key_file;
+    const char *tls_client_ca_file;
+    long long max_body_bytes;
+    long long max_header_bytes;
+    int max_connections; /* 0: derived from the open-file limit */
+    long long max_inflight_bytes;
+    int read_timeout;   /* seconds */
+    int idle_timeout;   /* seconds */
+    int shutdown_grace; /* seconds */
+    int log_format;     /* enum opts_log_format */
+    int verbosity;
+    int score_scale;           /* enum opts_score_scale */
+    int hold_timeout;          /* seconds a hold waits for the watch; 0 off */
+    const char *feature_gates; /* --feature-gates as given, or NULL */
+    int policy_watch_ms;       /* poll the policy file this often */
+    int debug_endpoints;       /* serve GET /debug/cache */
+    const char *config_file;
+    int help; /* --help given: print opts_usage() and exit 0 */
+};
+
+/* Fill o with the defaults (no allocation). */
+void opts_defaults(struct srv_options *o);
+
+/*
+ * Parse `serve` arguments (argv[0] is the subcommand name and is skipped).
+ * Strings live in arena a. Returns 0, or -1 with e naming the flag (or
+ * "FILE:LINE: key") and quoting the bad value; the caller exits 2.
+ */
+int opts_parse(struct srv_options *o, struct arena *a, int argc,
+               char *const *argv, struct err *e);
+
+/* Apply the INI file at path on top of o (used by opts_parse). */
+int opts_load_file(struct srv_options *o, struct arena *a, const char *path,
+                   struct err *e);
+
+/* Write the --help text: every option, its INI key and its default. */
+void opts_usage(FILE *f);
+
+#endif

@@ -1,0 +1,567 @@
+/*
+ * http_conns.c: open connections, their cap and the accept back-off, the
+ * bytes they hold in the memory in flight, and the lingering close (see
+ * http_conns.h).
+ *
+ * evhttp (libevent 2.1) tells nothing when it accepts or frees a
+ * connection, so: the bevcb (srv_conns_accepted) counts each accepted
+ * connection and keeps a reference on its bufferevent; an event that runs
+ * right after the accept callback reads the evhttp connection back from
+ * the bufferevent's callback argument and sets the close callback, which
+ * evhttp calls exactly once when the connection is reset or freed. Input
+ * on a connection moves it to the newest end of a list, so the connection
+ * silent for longest is at the oldest end. Callbacks on the bufferevent's
+ * input and output buffers count the bytes received and not yet answered
+ * and the answers not yet written in the server's memory in flight.
+ */
+#include "server/http/http_conns.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/listener.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server/common/log.h"
+#include "server/http/http_server.h"
+
+struct srv_conn {
+    struct srv_conn *older, *newer;
+    struct srv_conns *owner;
+    struct evhttp_connection *evcon;
+    struct bufferevent *bev;
+    struct evbuffer_cb_entry *input_cb, *output_cb;
+    double last_active;  /* ms, monotonic */
+    size_t in_held;      /* bytes received and not yet answered */
+    double throttled_at; /* ms; 0 while reading freely */
+};
+
+static double now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+long srv_raise_nofile(void)
+{
+    struct rlimit rl;
+    rlim_t was;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+        LOG_WARN("open files: cannot read the limit: %s", strerror(errno));
+        return -1;
+    }
+    was = rl.rlim_cur;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+            LOG_WARN("open files: cannot raise the soft limit %llu to the "
+                     "hard limit %llu: %s",
+                     (unsigned long long)was, (unsigned long long)rl.rlim_max,
+                     strerror(errno));
+            rl.rlim_cur = was;
+        }
+    }
+    LOG_INFO("open files: soft limit %llu (was %llu), hard limit %llu",
+             (unsigned long long)rl.rlim_cur, (unsigned long long)was,
+             (unsigned long long)rl.rlim_max);
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (rlim_t)1 << 30)
+        return 1L << 30;
+    return (long)rl.rlim_cur;
+}
+
+int srv_default_max_connections(long nofile)
+{
+    long n = nofile - SRV_FD_RESERVE;
+
+    if (nofile <= 0)
+        return 1024 - SRV_FD_RESERVE;
+    if (n > 1000000)
+        n = 1000000;
+    return n < 16 ? 16 : (int)n;
+}
+
+/* ---- the list, by last activity ---------------------------------- */
+
+static void unlink_conn(struct srv_conns *c, struct srv_conn *k)
+{
+    if (k->older)
+        k->older->newer = k->newer;
+    else
+        c->oldest = k->newer;
+    if (k->newer)
+        k->newer->older = k->older;
+    else
+        c->newest = k->older;
+    k->older = k->newer = NULL;
+}
+
+static void push_newest(struct srv_conns *c, struct srv_conn *k)
+{
+    k->older = c->newest;
+    k->newer = NULL;
+    if (c->newest)
+        c->newest->newer = k;
+    else
+        c->oldest = k;
+    c->newest = k;
+}
+
+/* ---- memory in flight ----------------------------------------------- */
+
+/*
+ * Reading pauses when the memory in flight is over the cap, or when bytes
+ * being received hold more than half of it: clients sending bodies slowly
+ * cannot take the memory that answering needs.
+ */
+static int over_budget(struct server *s)
+{
+    long long cap = s->mem.cap;
+
+    return cap && (atomic_load(&s->mem.used) > cap ||
+                   atomic_load(&s->mem_receiving) > cap / 2);
+}
+
+/* Stop reading k until the memory in flight is under the cap again. */
+static void throttle(struct srv_conns *c, struct srv_conn *k)
+{
+    struct timeval tick = { 0, SRV_THROTTLE_TICK_MS * 1000 };
+
+    k->throttled_at = now_ms();
+    c->n_throttled++;
+    /* Not a read watermark: with evhttp waiting for a whole body, libevent
+     * 2.1 re-runs the read callback of a bufferevent at its high mark on
+     * every loop (bufferevent_inbuf_wm_check), a busy loop. evhttp keeps
+     * reading enabled in every state between callbacks, so enabling it
+     * again later restores what it wants. */
+    bufferevent_disable(k->bev, EV_READ);
+    if (!evtimer_pending(c->throttle_ev, NULL))
+        evtimer_add(c->throttle_ev, &tick);
+}
+
+static void unthrottle(struct srv_conns *c, struct srv_conn *k)
+{
+    k->throttled_at = 0;
+    c->n_throttled--;
+    bufferevent_enable(k->bev, EV_READ);
+}
+
+/* Has the peer of fd closed its side (FIN or reset), data pending or not? */
+static int peer_closed(evutil_socket_t fd)
+{
+    struct pollfd p = { fd, POLLRDHUP, 0 };
+
+    return poll(&p, 1, 0) == 1 &&
+           (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
+/*
+ * Every SRV_THROTTLE_TICK_MS while connections are throttled: resume them
+ * once the memory in flight is under the cap. One whose peer has closed
+ * (a throttled connection reads nothing, so evhttp would not see it), or
+ * held longer than --read-timeout (no read timeout runs while reading is
+ * off), is freed: else connections holding half bodies could keep the
+ * memory for ever.
+ */
+static void on_throttle_tick(evutil_socket_t fd, short what, void *arg)
+{
+    struct timeval tick = { 0, SRV_THROTTLE_TICK_MS * 1000 };
+    struct srv_conns *c = arg;
+    double stale = now_ms() - c->read_timeout_ms;
+    int room = !over_budget(c->srv);
+    struct srv_conn *k, *next;
+
+    (void)fd;
+    (void)what;
+    for (k = c->oldest; k && c->n_throttled > 0; k = next) {
+        next = k->newer;
+        if (!k->throttled_at)
+            continue;
+        if (room) {
+            unthrottle(c, k);
+        } else if (k->throttled_at < stale ||
+                   peer_closed(bufferevent_getfd(k->bev))) {
+            /* Gone, or held too long: its request cannot complete
+             * before memory frees. evhttp calls on_conn_close. */
+            evhttp_connection_free(k->evcon);
+        }
+    }
+    if (c->n_throttled > 0)
+        evtimer_add(c->throttle_ev, &tick);
+}
+
+static void on_conn_input(struct evbuffer *buf,
+                          const struct evbuffer_cb_info *info, void *arg)
+{
+    struct srv_conn *k = arg;
+    struct server *s = k->owner->srv;
+
+    (void)buf;
+    /* Bytes evhttp takes out stay held (in its request) until answered. */
+    if (!info->n_added)
+        return;
+    k->in_held += info->n_added;
+    atomic_fetch_add(&s->mem.used, (long long)info->n_added);
+    atomic_fetch_add(&s->mem_receiving, (long long)info->n_added);
+    if (!k->throttled_at && over_budget(s))
+        throttle(k->owner, k);
+    k->last_active = now_ms();
+    if (k->owner->newest != k) {
+        unlink_conn(k->owner, k);
+        push_newest(k->owner, k);
+    }
+}
+
+/*
+ * Output: the answer's bytes are held until written. An answer starting
+ * means the request it answers is no longer held as input: what is left
+ * in the input (pipelined) stays counted.
+ */
+static void on_conn_output(struct evbuffer *buf,
+                           const struct evbuffer_cb_info *info, void *arg)
+{
+    struct srv_conn *k = arg;
+    struct server *s = k->owner->srv;
+    long long d = (long long)info->n_added - (long long)info->n_deleted;
+
+    (void)buf;
+    if (info->n_added) {
+        size_t left = evbuffer_get_length(bufferevent_get_input(k->bev));
+        long long in = (long long)left - (long long)k->in_held;
+
+        atomic_fetch_add(&s->mem_receiving, in);
+        d += in;
+        k->in_held = left;
+    }
+    atomic_fetch_add(&s->mem.used, d);
+}
+
+/* ---- lingering close ---------------------------------------------- */
+
+struct srv_linger {
+    struct srv_linger *prev, *next;
+    struct srv_conns *owner;
+    struct event *ev;
+    evutil_socket_t fd;
+    double deadline; /* ms */
+    size_t drained;
+};
+
+static void linger_end(struct srv_linger *l)
+{
+    if (l->prev)
+        l->prev->next = l->next;
+    else
+        l->owner->lingering = l->next;
+    if (l->next)
+        l->next->prev = l->prev;
+    event_free(l->ev);
+    close(l->fd);
+    l->owner->n_lingering--;
+    free(l);
+}
+
+/* Read and discard until the client closes, or the time or bytes run out. */
+static void on_linger(evutil_socket_t fd, short what, void *arg)
+{
+    struct srv_linger *l = arg;
+    char buf[16384];
+    ssize_t n = 1;
+
+    if (what & EV_READ) {
+        while (l->drained < SRV_LINGER_BYTES &&
+               (n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+            l->drained += (size_t)n;
+        if (n < 0 && (errno == EAGAIN || errno == EINTR) &&
+            now_ms() < l->deadline)
+            return;
+    }
+    linger_end(l);
+}
+
+/*
+ * k is being closed while its client has not closed its side (it may
+ * still be sending a body we refused): keep the socket (a duplicate
+ * descriptor; evhttp closes its own after shutting down our side, so the
+ * answer ends with a FIN) and drain it until the client closes, for a
+ * while, rather than have the kernel reset it under the answer.
+ */
+static void maybe_linger(struct srv_conns *c, struct srv_conn *k)
+{
+    struct timeval tv = { SRV_LINGER_MS / 1000, SRV_LINGER_MS % 1000 * 1000 };
+    evutil_socket_t fd = bufferevent_getfd(k->bev);
+    struct srv_linger *l;
+
+    if (fd < 0 || c->n_lingering >= SRV_LINGER_MAX ||
+        atomic_load(&c->srv->stopping) || c->srv->ssl_ctx || peer_closed(fd))
+        return;
+    l = calloc(1, sizeof(*l));
+    if (!l)
+        return;
+    l->owner = c;
+    l->deadline = now_ms() + SRV_LINGER_MS;
+    l->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (l->fd >= 0)
+        l->ev = event_new(c->base, l->fd, EV_READ | EV_PERSIST, on_linger, l);
+    if (!l->ev || event_add(l->ev, &tv) != 0) {
+        if (l->ev)
+            event_free(l->ev);
+        if (l->fd >= 0)
+            close(l->fd);
+        free(l);
+        return;
+    }
+    l->next = c->lingering;
+    if (l->next)
+        l->next->prev = l;
+    c->lingering = l;
+    c->n_lingering++;
+}
+
+/* evhttp's close callback: the connection is gone (reset or freed). */
+static void on_conn_close(struct evhttp_connection *evcon, void *arg)
+{
+    struct srv_conn *k = arg;
+    struct server *s = k->owner->srv;
+    size_t out = evbuffer_get_length(bufferevent_get_output(k->bev));
+
+    (void)evcon;
+    /* An answer still unwritten gets no on_complete (see http_response.c). */
+    if (out != 0)
+        (*k->owner->busy)--;
+    atomic_fetch_sub(&s->mem.used, (long long)(out + k->in_held));
+    atomic_fetch_sub(&s->mem_receiving, (long long)k->in_held);
+    if (k->throttled_at)
+        k->owner->n_throttled--;
+    maybe_linger(k->owner, k);
+    evbuffer_remove_cb_entry(bufferevent_get_input(k->bev), k->input_cb);
+    evbuffer_remove_cb_entry(bufferevent_get_output(k->bev), k->output_cb);
+    unlink_conn(k->owner, k);
+    atomic_fetch_sub(&s->conns_open, 1);
+    free(k);
+}
+
+/* ---- pausing ------------------------------------------------------ */
+
+/* Log the pauses at most once a second, with how many since the last. */
+static void log_pause(struct server *s, const char *why)
+{
+    long long now = (long long)now_ms(), last = atomic_load(&s->pause_logged);
+    long long n;
+
+    atomic_fetch_add(&s->pauses_unlogged, 1);
+    if (now - last < 1000 ||
+        !atomic_compare_exchange_strong(&s->pause_logged, &last, now))
+        return;
+    n = atomic_exchange(&s->pauses_unlogged, 0);
+    LOG_WARN("not accepting connections for a moment: %s (%d open, cap "
+             "%d; %lld pauses since the last message)",
+             why, atomic_load(&s->conns_open), s->max_conns, n);
+}
+
+/*
+ * Close this worker's connection silent for longest, if it has been silent
+ * for SRV_SHED_MIN_IDLE_MS and has no answer waiting to be written.
+ * Returns 1 when one was closed. evhttp sees the end of the stream on its
+ * next read and frees the connection, which closes the descriptor.
+ */
+static int shed_idle(struct srv_conns *c)
+{
+    double limit = now_ms() - SRV_SHED_MIN_IDLE_MS;
+    struct srv_conn *k;
+    int looked = 0;
+
+    for (k = c->oldest; k && looked < 8; k = k->newer, looked++) {
+        if (k->last_active > limit)
+            return 0;
+        if (evbuffer_get_length(bufferevent_get_output(k->bev)) != 0)
+            continue;
+        shutdown(bufferevent_getfd(k->bev), SHUT_RDWR);
+        /* Not a candidate again while evhttp gets round to it. */
+        k->last_active = now_ms();
+        unlink_conn(c, k);
+        push_newest(c, k);
+        metrics_counter_add(c->srv->conns_shed, 1);
+        return 1;
+    }
+    return 0;
+}
+
+/* Stop accepting for ms milliseconds. */
+static void pause_accepting(struct srv_conns *c, int ms)
+{
+    struct timeval tv = { 0, ms * 1000 };
+
+    if (c->paused || !c->listener)
+        return;
+    evconnlistener_disable(c->listener);
+    c->paused = 1;
+    event_add(c->resume_ev, &tv);
+}
+
+static void on_resume(evutil_socket_t fd, short what, void *arg)
+{
+    struct srv_conns *c = arg;
+
+    (void)fd;
+    (void)what;
+    c->paused = 0;
+    if (!c->listener)
+        return;
+    if (atomic_load(&c->srv->conns_open) >= c->srv->max_conns &&
+        !shed_idle(c)) {
+        /* Still full, nothing idle to close: wait another round. */
+        pause_accepting(c, SRV_ACCEPT_BACKOFF_MS);
+        return;
+    }
+    evconnlistener_enable(c->listener);
+}
+
+/* ---- accepting ---------------------------------------------------- */
+
+static void on_adopt(evutil_socket_t fd, short what, void *arg)
+{
+    struct srv_conns *c = arg;
+    size_t i;
+
+    (void)fd;
+    (void)what;
+    for (i = 0; i < c->n_fresh; i++) {
+        struct bufferevent *bev = c->fresh[i];
+        bufferevent_data_cb rd = NULL;
+        void *cbarg = NULL;
+        struct srv_conn *k = NULL;
+
+        bufferevent_getcb(bev, &rd, NULL, NULL, &cbarg);
+        /* No read callback: evhttp failed to set it up and freed it. */
+        if (rd && cbarg)
+            k = calloc(1, sizeof(*k));
+        if (k) {
+            k->owner = c;
+            k->evcon = cbarg;
+            k->bev = bev;
+            k->last_active = now_ms();
+            k->input_cb =
+                evbuffer_add_cb(bufferevent_get_input(bev), on_conn_input, k);
+            k->output_cb =
+                evbuffer_add_cb(bufferevent_get_output(bev), on_conn_output, k);
+        }
+        if (k && k->input_cb && k->output_cb) {
+            /* What arrived before adoption. */
+            k->in_held = evbuffer_get_length(bufferevent_get_input(bev));
+            atomic_fetch_add(&c->srv->mem.used, (long long)k->in_held);
+            atomic_fetch_add(&c->srv->mem_receiving, (long long)k->in_held);
+            push_newest(c, k);
+            evhttp_connection_set_closecb(k->evcon, on_conn_close, k);
+        } else {
+            if (k && k->input_cb)
+                evbuffer_remove_cb_entry(bufferevent_get_input(bev),
+                                         k->input_cb);
+            if (k && k->output_cb)
+                evbuffer_remove_cb_entry(bufferevent_get_output(bev),
+                                         k->output_cb);
+            free(k);
+            atomic_fetch_sub(&c->srv->conns_open, 1);
+        }
+        bufferevent_decref(bev);
+    }
+    c->n_fresh = 0;
+}
+
+void srv_conns_accepted(struct srv_conns *c, struct bufferevent *bev)
+{
+    struct server *s = c->srv;
+    int open = atomic_fetch_add(&s->conns_open, 1) + 1;
+
+    if (c->n_fresh == c->cap_fresh) {
+        size_t n = c->cap_fresh ? c->cap_fresh * 2 : 64;
+        struct bufferevent **f = realloc(c->fresh, n * sizeof(*f));
+
+        if (!f) {
+            /* Uncounted rather than lost: it still works. */
+            atomic_fetch_sub(&s->conns_open, 1);
+            return;
+        }
+        c->fresh = f;
+        c->cap_fresh = n;
+    }
+    bufferevent_incref(bev);
+    c->fresh[c->n_fresh++] = bev;
+    event_active(c->adopt_ev, 0, 0);
+    if (open < s->max_conns)
+        return;
+    if (shed_idle(c))
+        return;
+    metrics_counter_add(s->accept_paused_cap, 1);
+    log_pause(s, "connection cap reached");
+    pause_accepting(c, SRV_ACCEPT_BACKOFF_MS);
+}
+
+void srv_conns_accept_failed(struct srv_conns *c, int err)
+{
+    struct server *s = c->srv;
+    char why[128];
+
+    int shed = 0;
+
+    snprintf(why, sizeof(why), "accept(): %s", strerror(err));
+    metrics_counter_add(s->accept_paused_error, 1);
+    /* Out of descriptors: idle connections can make room. They close on
+     * evhttp's next read, so try again soon after. */
+    while ((err == EMFILE || err == ENFILE) && shed < SRV_SHED_BATCH &&
+           shed_idle(c))
+        shed++;
+    log_pause(s, why);
+    pause_accepting(c, shed ? SRV_ACCEPT_RETRY_MS : SRV_ACCEPT_BACKOFF_MS);
+}
+
+int srv_conns_init(struct srv_conns *c, struct server *s,
+                   struct event_base *base, struct evconnlistener *l, int *busy,
+                   int read_timeout_s)
+{
+    memset(c, 0, sizeof(*c));
+    c->busy = busy;
+    c->read_timeout_ms = read_timeout_s * 1000;
+    c->throttle_ev = evtimer_new(base, on_throttle_tick, c);
+    if (!c->throttle_ev)
+        return -1;
+    c->srv = s;
+    c->base = base;
+    c->listener = l;
+    c->resume_ev = evtimer_new(base, on_resume, c);
+    c->adopt_ev = event_new(base, -1, 0, on_adopt, c);
+    return c->resume_ev && c->adopt_ev ? 0 : -1;
+}
+
+void srv_conns_forget_listener(struct srv_conns *c)
+{
+    c->listener = NULL;
+}
+
+void srv_conns_free(struct srv_conns *c)
+{
+    if (c->n_fresh)
+        on_adopt(-1, 0, c);
+    while (c->lingering)
+        linger_end(c->lingering);
+    if (c->resume_ev)
+        event_free(c->resume_ev);
+    if (c->throttle_ev)
+        event_free(c->throttle_ev);
+    if (c->adopt_ev)
+        event_free(c->adopt_ev);
+    free(c->fresh);
+    c->resume_ev = c->adopt_ev = c->throttle_ev = NULL;
+    c->fresh = NULL;
+}

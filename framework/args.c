@@ -77,3 +77,18 @@ void *kpe_args_add(struct kpe_args_written *w, const struct kpe_arg_schema *s,
     w->n++;
     return v;
 }
+
+size_t kpe_arg_schemas_add(const struct kpe_arg_schema **set, size_t n,
+                           size_t max, const struct kpe_arg_schema *s)
+{
+    size_t j;
+
+    for (j = 0; s && j < n && set[j] != s; j++)
+        ;
+    if (!s || j < n || n == max)
+        return n;
+    for (j = n++; j > 0 && set[j - 1]->api_order > s->api_order; j--)
+        set[j] = set[j - 1];
+    set[j] = s;
+    return n;
+}

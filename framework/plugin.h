@@ -8,6 +8,9 @@
 #ifndef FRAMEWORK_PLUGIN_H
 #define FRAMEWORK_PLUGIN_H
 
+#include <stdbool.h>
+#include <string.h>
+
 /* Cluster data a predicate or priority reads. */
 #define KPE_NEED_PODS_ON_NODE    0x001u
 #define KPE_NEED_ALL_PODS        0x002u
@@ -38,5 +41,15 @@ struct kpe_plugin_ref {
 };
 
 #define KPE_MAX_PLUGINS 4 /* v1.22 plugins behind one Policy name */
+
+/* True when name is one of the NULL-ended names (NULL: none). */
+static inline bool kpe_name_in(const char *const *names, const char *name)
+{
+    for (; names && *names; names++) {
+        if (!strcmp(*names, name))
+            return true;
+    }
+    return false;
+}
 
 #endif

@@ -4,7 +4,7 @@
  */
 #include "policy/arg_print.h"
 
-static void strlist_out(struct strbuf *b, const struct policy_strlist *l,
+void policy_strlist_out(struct strbuf *b, const struct policy_strlist *l,
                         bool json)
 {
     size_t i;
@@ -74,7 +74,7 @@ static void field_out(struct strbuf *b, const struct kpe_arg_field *f,
         strbuf_printf(b, "%lld", (long long)*(const int64_t *)at);
         break;
     case KPE_ARG_STRINGS:
-        strlist_out(b, (const struct policy_strlist *)at, json);
+        policy_strlist_out(b, (const struct policy_strlist *)at, json);
         break;
     case KPE_ARG_OBJECTS:
         objects_out(b, f, value, json);

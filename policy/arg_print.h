@@ -21,4 +21,8 @@ void policy_arg_json(struct strbuf *b, const struct kpe_arg_schema *s,
 void policy_arg_text(struct strbuf *b, const struct kpe_arg_schema *s,
                      const void *value);
 
+/* [a, b] (text) or ["a", "b"] (JSON). */
+void policy_strlist_out(struct strbuf *b, const struct policy_strlist *l,
+                        bool json);
+
 #endif

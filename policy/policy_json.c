@@ -217,13 +217,20 @@ static int decode_object(struct jctx *c, const cJSON *obj, const char *path,
 static int decode_value(struct jctx *c, const cJSON *obj, const char *path,
                         const struct kpe_arg_schema *s, void *value);
 
-/* An array of objects, each decoded through elem (struct elem->size). */
-static int get_elems(struct jctx *c, const cJSON *v, const char *path,
-                     const struct kpe_arg_schema *elem, void **out,
+/* Decode one array item (not null) at item. */
+typedef int item_fn(struct jctx *c, const cJSON *it, const char *path,
+                    void *item, const void *ctx);
+
+/*
+ * An array of size-byte items, each decoded by one (null items stay
+ * zero), into arena memory: *out and *n_out. null: no array.
+ */
+static int get_array(struct jctx *c, const cJSON *v, const char *path,
+                     size_t size, item_fn *one, const void *ctx, void **out,
                      size_t *n_out)
 {
     const cJSON *it;
-    size_t n, i = 0, k;
+    size_t n, i = 0;
     unsigned char *items;
 
     *out = NULL;
@@ -236,27 +243,47 @@ static int get_elems(struct jctx *c, const cJSON *v, const char *path,
     if (n > POLICY_MAX_ENTRIES)
         return err_set(c->e, "%s: more than %d items", path,
                        POLICY_MAX_ENTRIES);
-    items = arena_calloc(&c->p->arena, n ? n : 1, elem->size);
+    items = arena_calloc(&c->p->arena, n ? n : 1, size);
     if (!items)
         return err_set(c->e, "out of memory");
     cJSON_ArrayForEach(it, v)
     {
-        unsigned char *one = items + i * elem->size;
-
         if (!cJSON_IsNull(it) &&
-            decode_value(c, it, jindex(c, path, i), elem, one))
+            one(c, it, jindex(c, path, i), items + i * size, ctx))
             return -1;
-        /* A string left out (or null) has Go's zero value: "". */
-        for (k = 0; k < elem->n_fields; k++) {
-            const char **str = (const char **)(one + elem->fields[k].offset);
-
-            if (elem->fields[k].type == KPE_ARG_STRING && !*str)
-                *str = "";
-        }
         i++;
     }
     *out = items;
     *n_out = i;
+    return 0;
+}
+
+static int elem_item(struct jctx *c, const cJSON *it, const char *path,
+                     void *item, const void *ctx)
+{
+    return decode_value(c, it, path, ctx, item);
+}
+
+/* An argument's object list; a string left out (or a null element's) has
+ * Go's zero value "". */
+static int get_elems(struct jctx *c, const cJSON *v, const char *path,
+                     const struct kpe_arg_schema *elem, void **out,
+                     size_t *n_out)
+{
+    size_t i, k;
+
+    if (get_array(c, v, path, elem->size, elem_item, elem, out, n_out))
+        return -1;
+    for (i = 0; i < *n_out; i++) {
+        for (k = 0; k < elem->n_fields; k++) {
+            const char **str =
+                (const char **)((unsigned char *)*out + i * elem->size +
+                                elem->fields[k].offset);
+
+            if (elem->fields[k].type == KPE_ARG_STRING && !*str)
+                *str = "";
+        }
+    }
     return 0;
 }
 
@@ -398,40 +425,28 @@ static const struct jfield prio_fields[] = {
     { "argument", re_arg },
 };
 
-/* An array of objects decoded through one field table. */
+/* An object list decoded through one field table. */
+struct table {
+    const struct jfield *f;
+    size_t nf;
+    bool fold;
+};
+
+static int table_item(struct jctx *c, const cJSON *it, const char *path,
+                      void *item, const void *ctx)
+{
+    const struct table *t = ctx;
+
+    return decode_object(c, it, path, t->f, t->nf, t->fold, item);
+}
+
 static int get_objects(struct jctx *c, const cJSON *v, const char *path,
                        size_t size, const struct jfield *f, size_t nf,
                        bool fold, void **out, size_t *n_out)
 {
-    const cJSON *it;
-    size_t n, i = 0;
-    unsigned char *items;
+    const struct table t = { f, nf, fold };
 
-    *out = NULL;
-    *n_out = 0;
-    if (cJSON_IsNull(v))
-        return 0;
-    if (!cJSON_IsArray(v))
-        return type_error(c, v, path, "an array");
-    n = (size_t)cJSON_GetArraySize(v);
-    if (n > POLICY_MAX_ENTRIES)
-        return err_set(c->e, "%s: more than %d items", path,
-                       POLICY_MAX_ENTRIES);
-    items = arena_calloc(&c->p->arena, n ? n : 1, size);
-    if (!items)
-        return err_set(c->e, "out of memory");
-    cJSON_ArrayForEach(it, v)
-    {
-        const char *ip = jindex(c, path, i);
-
-        if (!cJSON_IsNull(it) &&
-            decode_object(c, it, ip, f, nf, fold, items + i * size))
-            return -1;
-        i++;
-    }
-    *out = items;
-    *n_out = i;
-    return 0;
+    return get_array(c, v, path, size, table_item, &t, out, n_out);
 }
 
 /* ---- extenders (case-insensitive keys) ---- */

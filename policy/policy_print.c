@@ -55,22 +55,6 @@ static void plugins_text(struct strbuf *b,
     strbuf_add(b, json ? "]" : "");
 }
 
-static void list_text(struct strbuf *b, const struct policy_strlist *l,
-                      bool json)
-{
-    size_t i;
-
-    strbuf_add(b, "[");
-    for (i = 0; i < l->n; i++) {
-        strbuf_add(b, i ? ", " : "");
-        if (json)
-            quote_json(b, l->v[i]);
-        else
-            strbuf_add(b, l->v[i]);
-    }
-    strbuf_add(b, "]");
-}
-
 /*
  * A key's typed arguments as "k=v k=v" (text) or a JSON object, through the
  * descriptor's schema: its resolved one, or for a plugin's own arguments
@@ -111,7 +95,7 @@ static void names_out(struct strbuf *b, const char **v, size_t n, bool json)
 {
     struct policy_strlist l = { v, n };
 
-    list_text(b, &l, json);
+    policy_strlist_out(b, &l, json);
 }
 
 static const char *needs_names[] = {

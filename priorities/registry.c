@@ -43,17 +43,6 @@ const struct prio_def *const *prio_registry(size_t *n)
     return rows;
 }
 
-static bool has_alias(const struct prio_def *d, const char *name)
-{
-    const char *const *a;
-
-    for (a = d->aliases; a && *a; a++) {
-        if (!strcmp(*a, name))
-            return true;
-    }
-    return false;
-}
-
 const struct prio_def *prio_lookup(const char *name)
 {
     size_t i;
@@ -65,7 +54,7 @@ const struct prio_def *prio_lookup(const char *name)
             return rows[i];
     }
     for (i = 0; i < N_ROWS; i++) {
-        if (has_alias(rows[i], name))
+        if (kpe_name_in(rows[i]->aliases, name))
             return rows[i];
     }
     return NULL;
@@ -114,19 +103,10 @@ size_t prio_def_refs(const struct prio_def *d,
 
 size_t prio_arg_schemas(const struct kpe_arg_schema **out, size_t max)
 {
-    size_t i, j, n = 0;
+    size_t i, n = 0;
 
-    for (i = 0; i < N_ROWS; i++) {
-        const struct kpe_arg_schema *s = rows[i]->args;
-
-        for (j = 0; s && j < n && out[j] != s; j++)
-            ;
-        if (!s || j < n || n == max)
-            continue;
-        for (j = n++; j > 0 && out[j - 1]->api_order > s->api_order; j--)
-            out[j] = out[j - 1];
-        out[j] = s;
-    }
+    for (i = 0; i < N_ROWS; i++)
+        n = kpe_arg_schemas_add(out, n, max, rows[i]->args);
     return n;
 }
 

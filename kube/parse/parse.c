@@ -184,6 +184,8 @@ static cJSON *parse_text(struct arena *tree, const char *json, size_t len,
     return root;
 }
 
+#define TOP_OBJECT "a JSON object at the top level"
+
 /* The root of a document must be an object. */
 static cJSON *parse_object(struct arena *tree, const char *json, size_t len,
                            struct err *e)
@@ -193,7 +195,7 @@ static cJSON *parse_object(struct arena *tree, const char *json, size_t len,
 
     if (root && !cJSON_IsObject(root)) {
         jw_init(&w, NULL, e, NULL);
-        jw_fail_type(&w, "a JSON object at the top level", root);
+        jw_fail_type(&w, TOP_OBJECT, root);
         return NULL;
     }
     return root;
@@ -348,24 +350,34 @@ int parse_add_document(struct jw *w, const cJSON *root, struct kube_objects *o)
     return add_object(w, k, root, o);
 }
 
+int parse_tree_document(struct arena *a, const cJSON *root, const char *what,
+                        struct kube_objects *objs, struct err *e)
+{
+    struct kube_objects tmp = *objs;
+    struct jw w;
+    int rc;
+
+    jw_init(&w, a, e, NULL);
+    if (!cJSON_IsObject(root))
+        return jw_fail_type(&w, what, root);
+    rc = parse_add_document(&w, root, &tmp);
+    if (rc == 0)
+        *objs = tmp;
+    return rc;
+}
+
 int kube_parse_document_tree(struct arena *a, const char *json, size_t len,
                              struct kube_objects *objs, struct err *e)
 {
-    struct kube_objects tmp = *objs;
     struct arena tree;
-    struct jw w;
     cJSON *root;
     int rc = -1;
 
     arena_init(&tree, 0);
-    root = parse_object(&tree, json, len, e);
-    if (root) {
-        jw_init(&w, a, e, NULL);
-        rc = parse_add_document(&w, root, &tmp);
-    }
+    root = parse_text(&tree, json, len, e);
+    if (root)
+        rc = parse_tree_document(a, root, TOP_OBJECT, objs, e);
     arena_destroy(&tree);
-    if (rc == 0)
-        *objs = tmp;
     return rc;
 }
 

@@ -48,6 +48,14 @@ const char *parse_list_elem(const char *kind, char *buf, size_t sz);
 int parse_add_document(struct jw *w, const cJSON *root, struct kube_objects *o);
 
 /*
+ * A document's whole tree into objs (changed only on success), the step
+ * both tree paths share: root must be an object, else "expected <what>,
+ * got ...". Objects are allocated from a. Returns 0, or -1 with e set.
+ */
+int parse_tree_document(struct arena *a, const cJSON *root, const char *what,
+                        struct kube_objects *objs, struct err *e);
+
+/*
  * The checks before any parse: not empty, no NUL byte, nesting within
  * KUBE_PARSE_MAX_DEPTH. The offset of the first non-blank byte, or -1
  * with e set.
@@ -81,14 +89,6 @@ struct doc_stream {
     struct err kind_e, decode_e; /* the first failure of each sort */
 };
 
-/*
- * Start reading a document into *staging (a copy of the caller's objects;
- * copy it back on success). Item objects are allocated from a; root is an
- * empty object from the reader's own arena.
- */
-void doc_stream_init(struct doc_stream *st, struct kube_objects *staging,
-                     struct arena *a, cJSON *root);
-
 /* A member other than the streamed items: kept in root (key owned by it). */
 void doc_stream_member(struct doc_stream *st, cJSON *v, char *key);
 
@@ -106,6 +106,26 @@ void doc_stream_take(struct doc_stream *st, const cJSON *it, size_t i,
 /* The second pass: read the items from st->defer_index on with take. */
 typedef int doc_stream_reread_fn(void *arg, struct doc_stream *st,
                                  const char *elem, struct err *e);
+
+/*
+ * The reader's part: every member of the top-level object at its reader
+ * (arg) into st, with doc_stream_member and doc_stream_item; top is the
+ * arena for the members kept. Returns 0, or -1 with the reader's err set.
+ */
+typedef int doc_stream_read_fn(void *arg, struct doc_stream *st,
+                               struct arena *top);
+
+/*
+ * One document whose top level is an object, streamed into objs: read
+ * reads its members, reread (when items waited) the second pass, both
+ * with arg. st is the caller's storage: after a failure its kind_failed
+ * and decode_failed tell which sort of item failed first; its pointers
+ * are stale once this returns. objs changes only on success. Returns 0,
+ * or -1 with e set.
+ */
+int doc_stream_run(struct doc_stream *st, struct arena *a,
+                   struct kube_objects *objs, doc_stream_read_fn *read,
+                   doc_stream_reread_fn *reread, void *arg, struct err *e);
 
 /*
  * The whole document read and valid: decide as parse_add_document does on

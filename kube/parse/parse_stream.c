@@ -95,8 +95,9 @@ bool doc_stream_item(struct doc_stream *st, const cJSON *it, size_t i)
     return false;
 }
 
-/* The JSON reader's state: where a second pass starts. */
+/* The JSON reader's state, and where a second pass starts. */
 struct json_pass {
+    struct json_reader r;
     struct json_reader again; /* the reader just before that item */
     struct arena *scratch;
 };
@@ -180,8 +181,13 @@ void doc_stream_member(struct doc_stream *st, cJSON *v, char *key)
         note_kind(st, v);
 }
 
-void doc_stream_init(struct doc_stream *st, struct kube_objects *staging,
-                     struct arena *a, cJSON *root)
+/*
+ * Start reading a document into *staging (a copy of the caller's objects;
+ * copied back on success). Item objects are allocated from a; root is an
+ * empty object from the reader's own arena.
+ */
+static void doc_stream_init(struct doc_stream *st, struct kube_objects *staging,
+                            struct arena *a, cJSON *root)
 {
     memset(st, 0, sizeof(*st));
     st->o = staging;
@@ -191,9 +197,10 @@ void doc_stream_init(struct doc_stream *st, struct kube_objects *staging,
 }
 
 /* Every member of the top-level object, the first "items" streamed. */
-static int read_document(struct doc_stream *st, struct json_reader *r,
-                         struct arena *top, struct json_pass *pass)
+static int read_document(void *arg, struct doc_stream *st, struct arena *top)
 {
+    struct json_pass *pass = arg;
+    struct json_reader *r = &pass->r;
     struct arena *scratch = pass->scratch;
     char *key;
     cJSON *v;
@@ -252,37 +259,47 @@ int doc_stream_finish(struct doc_stream *st, const struct kube_objects *orig,
     return 0;
 }
 
-/* kube_parse_document for text whose top level is an object. */
-static int stream_document(struct arena *a, const char *json, size_t len,
-                           struct kube_objects *objs, struct err *e)
+int doc_stream_run(struct doc_stream *st, struct arena *a,
+                   struct kube_objects *objs, doc_stream_read_fn *read,
+                   doc_stream_reread_fn *reread, void *arg, struct err *e)
 {
     struct kube_objects tmp = *objs;
-    struct arena top, scratch;
-    struct json_reader r;
-    struct json_pass pass;
-    struct doc_stream *st;
+    struct arena top;
     cJSON *root;
     int rc = -1;
 
+    memset(st, 0, sizeof(*st));
     arena_init(&top, 0);
-    arena_init(&scratch, 0);
-    pass.scratch = &scratch;
-    st = arena_calloc(&top, 1, sizeof(*st));
-    root = arena_calloc(&top, 1, sizeof(cJSON));
-    if (!st || !root) {
+    root = arena_calloc(&top, 1, sizeof(*root));
+    if (!root) {
         err_set(e, "out of memory");
         goto out;
     }
     doc_stream_init(st, &tmp, a, root);
-    json_reader_init(&r, json, len, e);
-    if (read_document(st, &r, &top, &pass) < 0)
+    if (read(arg, st, &top) < 0)
         goto out;
-    rc = doc_stream_finish(st, objs, reread_items, &pass, e);
+    rc = doc_stream_finish(st, objs, reread, arg, e);
 out:
-    arena_destroy(&scratch);
     arena_destroy(&top);
     if (rc == 0)
         *objs = tmp;
+    return rc;
+}
+
+/* kube_parse_document for text whose top level is an object. */
+static int stream_document(struct arena *a, const char *json, size_t len,
+                           struct kube_objects *objs, struct err *e)
+{
+    struct arena scratch;
+    struct json_pass pass;
+    struct doc_stream st;
+    int rc;
+
+    arena_init(&scratch, 0);
+    pass.scratch = &scratch;
+    json_reader_init(&pass.r, json, len, e);
+    rc = doc_stream_run(&st, a, objs, read_document, reread_items, &pass, e);
+    arena_destroy(&scratch);
     return rc;
 }
 

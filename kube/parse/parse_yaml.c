@@ -113,9 +113,9 @@ static int reread(void *arg, struct doc_stream *st, const char *elem,
 }
 
 /* Every member of the top-level mapping, the first "items" streamed. */
-static int read_mapping(struct ypass *p, struct doc_stream *st,
-                        struct arena *top)
+static int read_mapping(void *arg, struct doc_stream *st, struct arena *top)
 {
+    struct ypass *p = arg;
     char *key;
     cJSON *v;
     size_t i;
@@ -154,32 +154,16 @@ static int read_mapping(struct ypass *p, struct doc_stream *st,
 static int stream_mapping(struct ypass *p, struct arena *a,
                           struct kube_objects *objs, struct err *e)
 {
-    struct kube_objects tmp = *objs;
     struct doc_stream st;
-    struct arena top;
-    cJSON *root;
-    int rc = -1;
+    int rc;
 
-    arena_init(&top, 0);
-    root = arena_calloc(&top, 1, sizeof(*root));
-    if (!root) {
-        err_set(e, "out of memory");
-        goto out;
-    }
-    doc_stream_init(&st, &tmp, a, root);
     p->kind_line = p->decode_line = 0;
-    if (read_mapping(p, &st, &top) < 0)
-        goto out;
-    rc = doc_stream_finish(&st, objs, reread, p, e);
+    rc = doc_stream_run(&st, a, objs, read_mapping, reread, p, e);
     /* doc_stream_finish reports a kind failure before a decode failure. */
     if (rc < 0 && st.kind_failed && p->kind_line)
         err_prefix(e, "line %zu, column %zu: ", p->kind_line, p->kind_col);
     else if (rc < 0 && st.decode_failed && p->decode_line)
         err_prefix(e, "line %zu, column %zu: ", p->decode_line, p->decode_col);
-out:
-    arena_destroy(&top);
-    if (rc == 0)
-        *objs = tmp;
     return rc;
 }
 
@@ -187,7 +171,6 @@ out:
 static int whole_document(struct ypass *p, struct arena *a,
                           struct kube_objects *objs, struct err *e)
 {
-    struct jw w;
     cJSON *v;
     int rc;
 
@@ -196,13 +179,8 @@ static int whole_document(struct ypass *p, struct arena *a,
         arena_destroy(p->scratch);
         return 0; /* an empty document, as between two --- */
     }
-    if (rc == 0) {
-        jw_init(&w, a, e, NULL);
-        if (!cJSON_IsObject(v))
-            rc = jw_fail_type(&w, "a mapping at the top level", v);
-        else
-            rc = parse_add_document(&w, v, objs);
-    }
+    if (rc == 0)
+        rc = parse_tree_document(a, v, "a mapping at the top level", objs, e);
     arena_destroy(p->scratch);
     return rc;
 }

@@ -55,6 +55,16 @@ contains() {
     fi
 }
 
+# copy_tree DIR: the source tree as git sees it (tracked files and new ones
+# not ignored, as they are now) into DIR; build output, payloads and other
+# ignored files stay behind.
+copy_tree() {
+    git ls-files -co --exclude-standard | while IFS= read -r f; do
+        [ -e "$f" ] && printf '%s\n' "$f"
+    done >"$T_TMP/tree.list"
+    tar -cf - -T "$T_TMP/tree.list" | tar -C "$1" -xf -
+}
+
 finish() {
     echo "[==========] $((T_PASS + T_FAIL)) test(s) run."
     echo "[  PASSED  ] $T_PASS test(s)."

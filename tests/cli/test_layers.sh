@@ -10,7 +10,7 @@ contains "it says so" out "layers: ok"
 
 W="$T_TMP/tree"
 mkdir -p "$W"
-tar -cf - --exclude=./build --exclude=./bin --exclude=./.git . | tar -C "$W" -xf -
+copy_tree "$W"
 printf '#include "server/cli/cli.h"\n' >>"$W/kube/base/arena.c"
 printf '#include "priorities/priorities.h"\n' >>"$W/predicates/node_name.c"
 printf '#include "kube/model/labels.h"\n' >>"$W/server/http/http.c"

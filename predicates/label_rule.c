@@ -110,8 +110,7 @@ static int parse_label_rule(const void *written, struct arena *a,
     size_t n = old ? old->n : 0;
 
     if (!w)
-        return err_set(e, "%s needs a labelRule argument",
-                       PRED_NAME_LABEL_RULE);
+        return 0; /* named without an argument: no rule of its own */
     if (!w->node_selector.n)
         return err_set(e, "labelRule.nodeSelector: required: at least one "
                           "requirement the nodes must meet");

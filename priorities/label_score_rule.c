@@ -115,8 +115,7 @@ static int parse_label_score_rule(const void *written, struct arena *a,
     size_t n = old ? old->n : 0;
 
     if (!w)
-        return err_set(e, "%s needs a labelScoreRule argument",
-                       PRIO_NAME_LABEL_SCORE_RULE);
+        return 0; /* named without an argument: no rule of its own */
     if (w->score < 0 || w->score > SCORE_MAX)
         return err_set(e,
                        "labelScoreRule.score: Invalid value: %d: not in "

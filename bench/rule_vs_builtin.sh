@@ -6,7 +6,8 @@
 # LabelRule; /filter in names mode (nodeCacheCapable bodies), timed with
 # shared/bench/compare.sh (interleaved A/B rounds; p50 = median of the
 # pooled samples; "same" = both answered the same node sets), for the
-# generated pod (no high-comm label) and the same pod labelled high-comm.
+# generated pod (no high-comm label) and the same pod labelled high-comm,
+# each in both orders (compare.sh measures A before B in every round).
 #
 #   bash bench/rule_vs_builtin.sh       (after `make`)
 #
@@ -72,11 +73,15 @@ start "$out/builtin.json" "$port_a" "$out/builtin.log"
 start "$out/rule.json" "$port_b" "$out/rule.log"
 {
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  nproc: $(nproc)  git: $(git rev-parse --short HEAD)"
-    echo "A = HighCommPodFilter, B = LabelRule; $nodes nodes, names mode"
+    echo "HighCommPodFilter on :$port_a, LabelRule on :$port_b;" \
+        "$nodes nodes, names mode"
     for pod in default high-comm; do
-        echo "== pod: $pod"
-        ROUNDS=${ROUNDS:-7} N=${N:-100} CASES=filter-names \
-            bash "$shared/compare.sh" "http://127.0.0.1:$port_a" \
-            "http://127.0.0.1:$port_b" "$out/$pod"
+        for order in "$port_a $port_b" "$port_b $port_a"; do
+            set -- $order
+            echo "== pod: $pod; A = :$1, B = :$2"
+            ROUNDS=${ROUNDS:-7} N=${N:-100} CASES=filter-names \
+                bash "$shared/compare.sh" "http://127.0.0.1:$1" \
+                "http://127.0.0.1:$2" "$out/$pod"
+        done
     done
 } | tee "$out/report.txt"

@@ -180,40 +180,42 @@ static void rules_should_report_path_and_value(void **state)
         fail_msg("%d case(s) failed", bad);
 }
 
-static const char both[] =
-    HDR "\"predicates\":[" LR("RdmaOnly", "\"podSelector\":[\"high-comm\"],"
-                                          "\"nodeSelector\":[\"rdma=true\"],"
-                                          "\"reason\":\"Node does not support "
-                                          "RDMA\"") "," LR("Ml",
-                                                           "\"podSelector\":["
-                                                           "\"team=ml\",\"!"
-                                                           "batch\"],"
-                                                           "\"nodeSelector\":["
-                                                           "\"gpu\",\"zone!="
-                                                           "edge\"],"
-                                                           "\"reason\":\"no "
-                                                           "GPU\"") "],"
-                                                                    "\"prioriti"
-                                                                    "es\":"
-                                                                    "[" LSR(
-                                                                        "Rdma",
-                                                                        "\"podS"
-                                                                        "electo"
-                                                                        "r\":["
-                                                                        "\"high"
-                                                                        "-comm"
-                                                                        "\"],"
-                                                                        "\"node"
-                                                                        "Select"
-                                                                        "or\":["
-                                                                        "\"rdma"
-                                                                        "=true"
-                                                                        "\"],"
-                                                                        "\"scor"
-                                                                        "e\":"
-                                                                        "10") "," LSR("Free",
-                                                                                      "\"podSelector\":[\"!high-comm\"],"
-                                                                                      "\"nodeSelector\":[\"rdma!=true\"],\"score\":7") "]}";
+static const char both[] = HDR "\"predicates\":[" LR(
+    "RdmaOnly",
+    "\"podSelector\":[\"high-comm\"],"
+    "\"nodeSelector\":[\"rdma=true\"],"
+    "\"reason\":\"Node does not support "
+    "RDMA\"") "," LR("Ml",
+                     "\"podSelector\":["
+                     "\"team=ml\",\"!"
+                     "batch\"],"
+                     "\"nodeSelector\":["
+                     "\"gpu\",\"zone!="
+                     "edge\"],"
+                     "\"reason\":\"no "
+                     "GPU\"") "],"
+                              "\"prioriti"
+                              "es\":"
+                              "[" LSR("Rdma",
+                                      "\"podS"
+                                      "electo"
+                                      "r\":["
+                                      "\"high"
+                                      "-comm"
+                                      "\"],"
+                                      "\"node"
+                                      "Select"
+                                      "or\":["
+                                      "\"rdma"
+                                      "=true"
+                                      "\"],"
+                                      "\"scor"
+                                      "e\":"
+                                      "10") "," LSR("Free",
+                                                    "\"podSelector\":[\"!high-"
+                                                    "comm\"],"
+                                                    "\"nodeSelector\":[\"rdma!="
+                                                    "true\"],\"score\":7") "]}";
 
 /* Load buf; the policy or a failed test. */
 static struct policy *load(const char *buf, enum policy_format f)

@@ -58,7 +58,7 @@ static void plugins_text(struct strbuf *b,
 /*
  * A key's typed arguments as "k=v k=v" (text) or a JSON object, through the
  * descriptor's schema: its resolved one, or for a plugin's own arguments
- * the schema they were written in.
+ * without one the schema they were written in.
  */
 static void args_out(struct strbuf *b, const struct kpe_arg_schema *s,
                      const void *value, bool json)
@@ -77,7 +77,8 @@ static void pred_args_out(struct strbuf *b, const struct policy_pred *pp,
                           bool json)
 {
     if (pp->args.kind == PRED_ARGS_CUSTOM)
-        args_out(b, pp->def->args, pp->args.u.custom, json);
+        args_out(b, pp->def->resolved ? pp->def->resolved : pp->def->args,
+                 pp->args.u.custom, json);
     else
         args_out(b, pp->def->resolved, &pp->args, json);
 }
@@ -86,7 +87,8 @@ static void prio_args_out(struct strbuf *b, const struct policy_prio *u,
                           bool json)
 {
     if (u->args.kind == PRIO_ARGS_CUSTOM)
-        args_out(b, u->def->args, u->args.u.custom, json);
+        args_out(b, u->def->resolved ? u->def->resolved : u->def->args,
+                 u->args.u.custom, json);
     else
         args_out(b, u->def->resolved, &u->args, json);
 }

@@ -54,6 +54,7 @@
 #define PRED_NAME_POD_FITS_HOST_NEW       "PodFitsHostNew"
 #define PRED_NAME_CUSTOM_PREDICATE_POLICY "CustomPredicatePolicy"
 #define PRED_NAME_HIGH_COMM               "HighCommPodFilter"
+#define PRED_NAME_LABEL_RULE              "LabelRule"
 
 /* ---- row flags ---- */
 #define PRED_MANDATORY   0x01u /* always added (v1.22 mandatoryPredicates) */
@@ -87,8 +88,9 @@ struct pred_args {
             struct policy_strlist labels; /* affinityLabels */
         } service_affinity;
         struct policy_high_comm_arg high_comm;
-        /* PRED_ARGS_CUSTOM: the value of the descriptor's args schema, or
-         * NULL when no entry gave one (policy arena) */
+        /* PRED_ARGS_CUSTOM: the value of the descriptor's resolved schema
+         * when it has one (e.g. its entries folded), else of its args
+         * schema; NULL when no entry gave one (policy arena) */
         const void *custom;
     } u;
 };

@@ -38,6 +38,7 @@
     X(match_inter_pod_affinity)                                                \
     X(high_comm_pod_filter)                                                    \
     X(pod_fits_host_new)                                                       \
+    X(label_rule)                                                              \
     /* one line per descriptor, above this one */
 
 #define DECLARE(n) extern const struct pred_def pred_##n;

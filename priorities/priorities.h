@@ -44,6 +44,7 @@
 /* ---- ours ---- */
 #define PRIO_NAME_CUSTOM_PRIORITY_POLICY "CustomPriorityPolicy"
 #define PRIO_NAME_RDMA_AWARE             "RdmaAwarePriority"
+#define PRIO_NAME_LABEL_SCORE_RULE       "LabelScoreRule"
 
 /* ---- row flags ---- */
 #define PRIO_DEFAULT       0x01u /* in the set used when `priorities` is absent */
@@ -99,7 +100,7 @@ struct prio_args {
             int32_t hard_pod_affinity_weight;
         } inter_pod;
         struct policy_high_comm_arg high_comm;
-        /* PRIO_ARGS_CUSTOM: as pred_args' custom */
+        /* PRIO_ARGS_CUSTOM: as pred_args' custom (resolved, else args) */
         const void *custom;
     } u;
 };

@@ -15,6 +15,7 @@
     X(even_pods_spread_priority)                                               \
     X(image_locality_priority)                                                 \
     X(inter_pod_affinity_priority)                                             \
+    X(label_score_rule)                                                        \
     X(least_requested_priority)                                                \
     X(most_requested_priority)                                                 \
     X(node_affinity_priority)                                                  \

@@ -40,7 +40,8 @@ static const struct icase error_cases[] = {
       "t.ini:6: [priority \"A\"]: unknown key \"wieght\" (known: name, "
       "weight, argument, serviceAntiAffinity.label, labelPreference.label, "
       "labelPreference.presence, requestedToCapacityRatioArguments.shape, "
-      "requestedToCapacityRatioArguments.resources, highComm.*)" },
+      "requestedToCapacityRatioArguments.resources, highComm.*, "
+      "labelScoreRule.*)" },
     { "unknown section", "; c\n[predicates \"A\"]\n",
       "t.ini:2: unknown section [predicates \"A\"] (expected [policy], "
       "[predicate \"Name\"], [priority \"Name\"] or [extender \"N\"])" },

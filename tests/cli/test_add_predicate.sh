@@ -64,7 +64,7 @@ contains "the error names the path" err \
 printf '[predicate "RackPinning"]\nrackPinning.rack = r1\n' >"$T_TMP/bad.ini"
 run "an unknown INI key is refused" 1 "$B" check "$T_TMP/bad.ini"
 contains "the error lists the known keys" err \
-    "(known: name, argument, serviceAffinity.labels, labelsPresence.labels, labelsPresence.presence, highComm.*, rackPinning.label, rackPinning.racks)"
+    "(known: name, argument, serviceAffinity.labels, labelsPresence.labels, labelsPresence.presence, highComm.*, labelRule.*, rackPinning.label, rackPinning.racks)"
 
 cat >"$T_TMP/cluster.json" <<'JSON'
 {"kind": "List", "items": [

@@ -6,6 +6,7 @@
 #ifndef SERVER_CLI_CLI_H
 #define SERVER_CLI_CLI_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 typedef int cli_fn(int argc, char **argv);
@@ -35,5 +36,12 @@ cli_fn cli_schedule;
 struct policy_load_opts;
 int cli_policy_option(const char *opt, const char *val,
                       struct policy_load_opts *o);
+
+/*
+ * Load the plugins a config file names (`plugin = FILE.so`, after the
+ * --plugin flags main() loaded). Returns 0, or 1 after printing
+ * "kube-policy-extender CMD: --config: plugin PATH: why" to stderr.
+ */
+int cli_load_plugins(const char *cmd, const char *const *files, size_t n);
 
 #endif

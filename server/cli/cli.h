@@ -44,4 +44,12 @@ int cli_policy_option(const char *opt, const char *val,
  */
 int cli_load_plugins(const char *cmd, const char *const *files, size_t n);
 
+/*
+ * Take every `--plugin FILE` and `--plugin=FILE` out of argv (any
+ * subcommand: main() reads them before it dispatches) and load them, in
+ * order. Returns 0, 2 when a value is missing, 1 when a plugin is refused
+ * ("kube-policy-extender: --plugin PATH: why" printed to stderr).
+ */
+int cli_take_plugin_flags(int *argc, char **argv);
+
 #endif

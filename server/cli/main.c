@@ -41,60 +41,6 @@ static void usage(FILE *f)
                "  -V, --version  show the version\n");
 }
 
-int cli_load_plugins(const char *cmd, const char *const *files, size_t n)
-{
-    struct err e = { "" };
-    size_t i;
-
-    for (i = 0; i < n; i++) {
-        if (engine_plugin_load(files[i], &e) < 0) {
-            fprintf(stderr, "kube-policy-extender %s: --config: plugin %s\n",
-                    cmd, e.msg);
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/*
- * Take every `--plugin FILE` and `--plugin=FILE` out of argv (any
- * subcommand: they are read before it runs) and load them, in order, at
- * start: before any policy is read and before any thread exists. Returns
- * 0, 2 when a value is missing, 1 when a plugin is refused (printed).
- */
-static int load_plugin_flags(int *argc, char **argv)
-{
-    struct err e = { "" };
-    const char *file;
-    int i, out = 1;
-
-    for (i = 1; i < *argc; i++) {
-        const char *a = argv[i];
-
-        a += a[0] == '-' && a[1] == '-' ? 2 : a[0] == '-' ? 1 : 0;
-        if (a == argv[i] || (strcmp(a, "plugin") && strncmp(a, "plugin=", 7))) {
-            argv[out++] = argv[i];
-            continue;
-        }
-        if (a[6] == '=') {
-            file = a + 7;
-        } else if (i + 1 < *argc) {
-            file = argv[++i];
-        } else {
-            fprintf(stderr, "kube-policy-extender: --plugin: missing value "
-                            "(FILE.so)\n");
-            return 2;
-        }
-        if (engine_plugin_load(file, &e) < 0) {
-            fprintf(stderr, "kube-policy-extender: --plugin %s\n", e.msg);
-            return 1;
-        }
-    }
-    *argc = out;
-    argv[out] = NULL;
-    return 0;
-}
-
 static int run(int argc, char **argv);
 
 int main(int argc, char **argv)
@@ -113,7 +59,7 @@ int main(int argc, char **argv)
      */
     mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
     mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
-    rc = load_plugin_flags(&argc, argv);
+    rc = cli_take_plugin_flags(&argc, argv);
     if (rc == 0)
         rc = run(argc, argv);
     engine_plugins_unload();

@@ -229,9 +229,11 @@ static int normalize_reverse(const struct prio_cycle *cy, const void *args,
 #define SLOTS(X)                                                               \
     X(0)                                                                       \
     X(1)                                                                       \
-    X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14)      \
-        X(15) X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25)      \
-            X(26) X(27) X(28) X(29) X(30) X(31)
+    X(2)                                                                       \
+    X(3)                                                                       \
+    X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16)    \
+        X(17) X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27)      \
+            X(28) X(29) X(30) X(31)
 SLOTS(SLOT_FNS)
 #define FILTER_ROW(i) filter_##i,
 #define SCORE_ROW(i)  score_##i,
@@ -286,7 +288,8 @@ static int field_type(int t, enum kpe_arg_type *out, const char **doc)
 }
 
 /* A key no descriptor (predicate or priority) uses yet. */
-static int key_free(const char *key, const char *name, struct err *e)
+static int key_free(const char *key, const char *kind, const char *name,
+                    struct err *e)
 {
     const struct kpe_arg_schema *s[KPE_MAX_ARGS];
     size_t i, n = pred_arg_schemas(s, KPE_MAX_ARGS);
@@ -302,8 +305,10 @@ static int key_free(const char *key, const char *name, struct err *e)
     }
     return 0;
 taken:
-    return err_set(e, "\"%s\": argument key \"%s\" is already taken", name,
-                   key);
+    return err_set(e,
+                   "%s \"%s\": argument key \"%s\" is already taken by a "
+                   "built-in or another plugin",
+                   kind, name, key);
 }
 
 /*
@@ -311,8 +316,8 @@ taken:
  * it), or NULL with e set. api_order puts plugins after every built-in.
  */
 static struct kpe_arg_schema *schema_of(const struct kpe_plugin_args *pa,
-                                        const char *name, int order,
-                                        struct err *e)
+                                        const char *kind, const char *name,
+                                        int order, struct err *e)
 {
     struct kpe_arg_schema *s;
     struct kpe_arg_field *f;
@@ -326,7 +331,7 @@ static struct kpe_arg_schema *schema_of(const struct kpe_plugin_args *pa,
                 name);
         return NULL;
     }
-    if (key_free(pa->key, name, e) < 0)
+    if (key_free(pa->key, kind, name, e) < 0)
         return NULL;
     s = calloc(1, sizeof(*s) + pa->n_fields * sizeof(*f));
     if (!s) {
@@ -339,8 +344,9 @@ static struct kpe_arg_schema *schema_of(const struct kpe_plugin_args *pa,
 
         if (!good_name(pf->name) || pf->offset >= pa->size ||
             field_type(pf->type, &f[i].type, &f[i].type_doc) < 0) {
-            err_set(e, "\"%s\": argument field %zu: bad name, type or offset",
-                    name, i);
+            err_set(e,
+                    "%s \"%s\": argument field %zu: bad name, type or offset",
+                    kind, name, i);
             free(s);
             return NULL;
         }
@@ -393,7 +399,8 @@ int plugin_host_add_predicate(const struct kpe_predicate *p, struct err *e)
                        "least one reason and only known flags",
                        p->name);
     memset(s, 0, sizeof(*s));
-    if (p->args && !(s->schema = schema_of(p->args, p->name, 1000 + (int)i, e)))
+    if (p->args && !(s->schema = schema_of(p->args, "predicate", p->name,
+                                           1000 + (int)i, e)))
         return -1;
     s->desc = p;
     s->plugin.ref.name = p->name;
@@ -434,7 +441,8 @@ int plugin_host_add_priority(const struct kpe_priority *p, struct err *e)
                        "and only known flags",
                        p->name);
     memset(s, 0, sizeof(*s));
-    if (p->args && !(s->schema = schema_of(p->args, p->name, 1000 + (int)i, e)))
+    if (p->args && !(s->schema = schema_of(p->args, "priority", p->name,
+                                           1000 + (int)i, e)))
         return -1;
     s->desc = p;
     s->plugin.ref.name = p->name;

@@ -160,11 +160,13 @@ static int open_plugin(const char *path, const char *real, void **handle,
             path);
     }
     if (*magic != KPE_PLUGIN_API_VERSION) {
+        int built = *magic; /* read before the file is unmapped */
+
         dlclose(h);
         return err_set(e,
                        "%s: built for plugin API version %d, this server "
                        "speaks version %d",
-                       path, *magic, KPE_PLUGIN_API_VERSION);
+                       path, built, KPE_PLUGIN_API_VERSION);
     }
     *handle = h;
     return 0;

@@ -38,11 +38,13 @@ int cli_take_plugin_flags(int *argc, char **argv)
             argv[out++] = argv[i];
             continue;
         }
-        if (a[6] == '=') {
+        if (a[6] == '=')
             file = a + 7;
-        } else if (i + 1 < *argc) {
+        else if (i + 1 < *argc)
             file = argv[++i];
-        } else {
+        else
+            file = "";
+        if (!*file) {
             fprintf(stderr, "kube-policy-extender: --plugin: missing value "
                             "(FILE.so)\n");
             return 2;

@@ -231,9 +231,12 @@ static int normalize_reverse(const struct prio_cycle *cy, const void *args,
     X(1)                                                                       \
     X(2)                                                                       \
     X(3)                                                                       \
-    X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16)    \
-        X(17) X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27)      \
-            X(28) X(29) X(30) X(31)
+    X(4)                                                                       \
+    X(5)                                                                       \
+    X(6)                                                                       \
+    X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19) \
+        X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27) X(28) X(29) X(30)      \
+            X(31)
 SLOTS(SLOT_FNS)
 #define FILTER_ROW(i) filter_##i,
 #define SCORE_ROW(i)  score_##i,
@@ -399,9 +402,6 @@ int plugin_host_add_predicate(const struct kpe_predicate *p, struct err *e)
                        "least one reason and only known flags",
                        p->name);
     memset(s, 0, sizeof(*s));
-    if (p->args && !(s->schema = schema_of(p->args, "predicate", p->name,
-                                           1000 + (int)i, e)))
-        return -1;
     s->desc = p;
     s->plugin.ref.name = p->name;
     s->plugin.filter = filters[i];
@@ -410,15 +410,20 @@ int plugin_host_add_predicate(const struct kpe_predicate *p, struct err *e)
     s->def.flags = PRED_EXTENSION | PRED_PLUGIN;
     s->def.needs =
         p->flags & KPE_USES_NODE_REQUESTED ? KPE_NEED_PODS_ON_NODE : 0;
-    s->def.args_kind = s->schema ? PRED_ARGS_CUSTOM : PRED_ARGS_NONE;
-    s->def.args = s->schema;
-    s->def.parse_args = s->schema ? keep_pred_arg : NULL;
     s->def.own = &s->plugin;
     s->def.doc = p->doc;
-    if (pred_registry_add(&s->def, e) < 0) {
-        free(s->schema);
+    /* The name first (its clash is the likelier mistake), then the key. */
+    if (pred_registry_add(&s->def, e) < 0 ||
+        (p->args && !(s->schema = schema_of(p->args, "predicate", p->name,
+                                            1000 + (int)i, e)))) {
+        pred_registry_truncate(i);
         memset(s, 0, sizeof(*s));
         return -1;
+    }
+    if (s->schema) {
+        s->def.args_kind = PRED_ARGS_CUSTOM;
+        s->def.args = s->schema;
+        s->def.parse_args = keep_pred_arg;
     }
     return 0;
 }
@@ -441,9 +446,6 @@ int plugin_host_add_priority(const struct kpe_priority *p, struct err *e)
                        "and only known flags",
                        p->name);
     memset(s, 0, sizeof(*s));
-    if (p->args && !(s->schema = schema_of(p->args, "priority", p->name,
-                                           1000 + (int)i, e)))
-        return -1;
     s->desc = p;
     s->plugin.ref.name = p->name;
     s->plugin.prescore = plugin_prescore;
@@ -455,15 +457,20 @@ int plugin_host_add_priority(const struct kpe_priority *p, struct err *e)
     s->def.flags = PRIO_EXTENSION | PRIO_PLUGIN;
     s->def.needs =
         p->flags & KPE_USES_NODE_REQUESTED ? KPE_NEED_PODS_ON_NODE : 0;
-    s->def.args_kind = s->schema ? PRIO_ARGS_CUSTOM : PRIO_ARGS_NONE;
-    s->def.args = s->schema;
-    s->def.parse_args = s->schema ? keep_prio_arg : NULL;
     s->def.own = &s->plugin;
     s->def.doc = p->doc;
-    if (prio_registry_add(&s->def, e) < 0) {
-        free(s->schema);
+    /* The name first (its clash is the likelier mistake), then the key. */
+    if (prio_registry_add(&s->def, e) < 0 ||
+        (p->args && !(s->schema = schema_of(p->args, "priority", p->name,
+                                            1000 + (int)i, e)))) {
+        prio_registry_truncate(i);
         memset(s, 0, sizeof(*s));
         return -1;
+    }
+    if (s->schema) {
+        s->def.args_kind = PRIO_ARGS_CUSTOM;
+        s->def.args = s->schema;
+        s->def.parse_args = keep_prio_arg;
     }
     return 0;
 }

@@ -199,6 +199,11 @@ BENCH_PASSES ?= 1
 build/opt/bench/cache_mem: build/opt/bench/cache_mem.o build/opt/libkpe.a
 	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS)
 
+# The per-node cost of a plugin predicate against the built-in
+# (bench/plugin_cost.c; bench/plugin_bench.sh runs it).
+build/opt/bench/plugin_cost: build/opt/bench/plugin_cost.o build/opt/libkpe.a
+	$(CC) $(OPT) -o $@ $< $(call WHOLE,build/opt/libkpe.a) $(PKG_LIBS)
+
 .PHONY: bench-cache
 bench-cache: build/opt/bench/cache_mem
 	build/opt/bench/cache_mem $(BENCH_CLUSTER) $(BENCH_PASSES)

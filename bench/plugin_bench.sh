@@ -5,10 +5,12 @@
 # pending pod so the filter reads a node label on every node), each with a
 # Policy of one predicate (plus the two mandatory ones): A = the built-in
 # HighCommPodFilter, B = RdmaAware from examples/plugins/rdma_filter.so
-# (the same rule, read through the plugin ABI's accessors). Filter in
-# names mode (nodeCacheCapable), interleaved rounds (A then B, B then A,
-# ...), each round N requests per server; prints each round's medians,
-# the median of the round medians, and the ratio B/A. A whole request
+# (the same rule, read through the plugin ABI's accessors), and C = a
+# second built-in server, the control: C/A is what noise alone makes of
+# two identical servers. Filter in names mode (nodeCacheCapable),
+# interleaved rounds (the order rotates each round), each round N requests
+# per server; prints each round's medians, the median of the round
+# medians, and the ratios B/A and C/A. A whole request
 # also parses the body, walks the cache and writes the answer, so this
 # ratio carries the noise of a shared machine; the second part
 # (bench/plugin_cost.c) times the two filters alone over the same 5,000
@@ -16,7 +18,7 @@
 #
 #   bash bench/plugin_bench.sh            # ROUNDS=9 N=60 NODES=5000
 #
-# Environment: ROUNDS, N, NODES, PORT (18894; B uses PORT+1), OUT
+# Environment: ROUNDS, N, NODES, PORT (18894; B and C use PORT+1, +2), OUT
 # (bench/out), SHARED (../shared/bench). Payloads are cached in
 # bench/payloads (git-ignored).
 set -euo pipefail
@@ -68,6 +70,7 @@ start() { # PORT POLICY ARGS...
 }
 start "$port" "$out/policy-builtin.json"
 start $((port + 1)) "$out/policy-plugin.json" --plugin "$pl/rdma_filter.so"
+start $((port + 2)) "$out/policy-builtin.json"
 
 # Both answer the same (the same feasible and failed nodes).
 for s in A:$port B:$((port + 1)); do
@@ -84,7 +87,7 @@ if ! cmp -s "$out/plugin-bench-answer-A" "$out/plugin-bench-answer-B"; then
 fi
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  nproc: $(nproc)  git: $(git rev-parse --short HEAD)"
 echo "$nodes nodes, names mode, high-comm pod; both answer: $(cat "$out/plugin-bench-answer-A") (feasible, reasons)"
-echo "A = built-in HighCommPodFilter, B = plugin RdmaAware; $rounds rounds x $n requests each"
+echo "A = built-in HighCommPodFilter, B = plugin RdmaAware, C = built-in again (control); $rounds rounds x $n requests each"
 
 measure() { # PORT TAG -> p50 ms
     python3 "$shared/extender_bench.py" "http://127.0.0.1:$1" filter \
@@ -92,28 +95,28 @@ measure() { # PORT TAG -> p50 ms
     python3 -c 'import json,sys; print("%.3f" % json.load(open(sys.argv[1]))["latency_ms"]["p50"])' \
         "$out/plugin-bench-$2.json"
 }
-a_all="" b_all=""
+a_all="" b_all="" c_all=""
 for r in $(seq 1 "$rounds"); do
-    if [ $((r % 2)) -eq 1 ]; then
-        a=$(measure "$port" A) b=$(measure $((port + 1)) B)
-    else
-        b=$(measure $((port + 1)) B) a=$(measure "$port" A)
-    fi
-    a_all="$a_all $a" b_all="$b_all $b"
-    echo "round $r: A p50 $a ms  B p50 $b ms"
+    case $((r % 3)) in
+    1) a=$(measure "$port" A) b=$(measure $((port + 1)) B) c=$(measure $((port + 2)) C) ;;
+    2) b=$(measure $((port + 1)) B) c=$(measure $((port + 2)) C) a=$(measure "$port" A) ;;
+    0) c=$(measure $((port + 2)) C) a=$(measure "$port" A) b=$(measure $((port + 1)) B) ;;
+    esac
+    a_all="$a_all $a" b_all="$b_all $b" c_all="$c_all $c"
+    echo "round $r: A p50 $a ms  B p50 $b ms  C p50 $c ms"
 done
-python3 - "$a_all" "$b_all" "$nodes" <<'PY'
+python3 - "$a_all" "$b_all" "$c_all" "$nodes" <<'PY'
 import statistics, sys
-a = [float(x) for x in sys.argv[1].split()]
-b = [float(x) for x in sys.argv[2].split()]
-n = int(sys.argv[3])
-ma, mb = statistics.median(a), statistics.median(b)
-print("median of round medians: A %.3f ms, B %.3f ms; B/A = %.3f" % (ma, mb, mb / ma))
-print("per node (whole request / nodes): A %.1f ns, B %.1f ns" % (ma * 1e6 / n, mb * 1e6 / n))
+a, b, c = ([float(x) for x in v.split()] for v in sys.argv[1:4])
+n = int(sys.argv[4])
+ma, mb, mc = statistics.median(a), statistics.median(b), statistics.median(c)
+print("median of round medians: A %.3f ms, B %.3f ms, C %.3f ms; B/A = %.3f, control C/A = %.3f"
+      % (ma, mb, mc, mb / ma, mc / ma))
+print("per node (whole request / nodes): A %.1f ns, B %.1f ns, C %.1f ns" % (ma * 1e6 / n, mb * 1e6 / n, mc * 1e6 / n))
 PY
 for p in $pids; do kill "$p" 2>/dev/null || true; done
 pids=""
 
 echo "== the filters alone (bench/plugin_cost.c), $nodes nodes, one process"
 make -s build/opt/bench/plugin_cost
-build/opt/bench/plugin_cost "$d/cluster.json" "$d/pod.json" "$pl/rdma_filter.so" "${COST_ROUNDS:-15}"
+build/opt/bench/plugin_cost "$d/cluster.json" "$d/pod.json" "$pl/rdma_filter.so" "${COST_ROUNDS:-21}"

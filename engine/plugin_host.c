@@ -111,7 +111,7 @@ struct prio_slot {
     struct kpe_arg_schema *schema;
 };
 
-/* Written at start only (plugin_host_register_*), read-only afterwards. */
+/* Written at start only (plugin_host_add_*), read-only afterwards. */
 static struct pred_slot pred_slots[PRED_MAX_RUNTIME];
 static struct prio_slot prio_slots[PRIO_MAX_RUNTIME];
 
@@ -235,9 +235,10 @@ static int normalize_reverse(const struct prio_cycle *cy, const void *args,
     X(5)                                                                       \
     X(6)                                                                       \
     X(7)                                                                       \
-    X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19)      \
-        X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27) X(28) X(29) X(30)      \
-            X(31)
+    X(8)                                                                       \
+    X(9)                                                                       \
+    X(10) X(11) X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19) X(20) X(21)    \
+        X(22) X(23) X(24) X(25) X(26) X(27) X(28) X(29) X(30) X(31)
 SLOTS(SLOT_FNS)
 #define FILTER_ROW(i) filter_##i,
 #define SCORE_ROW(i)  score_##i,

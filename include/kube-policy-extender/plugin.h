@@ -107,6 +107,9 @@ struct kpe_plugin_args {
 };
 
 /*
+ * Filter and score functions run on the server's worker threads, several
+ * at once: they must not write shared state without their own locking.
+ *
  * Filter: decide whether pod fits node. Returns an enum kpe_fit; on a
  * failure *reason may be set to a static string (one of the descriptor's
  * reasons; left NULL, the first one is used).

@@ -38,7 +38,12 @@ static void usage(FILE *f)
     fprintf(f, "\nRun `kube-policy-extender COMMAND --help` for a command's "
                "options.\n"
                "  -h, --help     show this help\n"
-               "  -V, --version  show the version\n");
+               "  -V, --version  show the version\n"
+               "  --plugin FILE.so\n"
+               "                 load predicates and priorities from a plugin "
+               "(any command,\n"
+               "                 repeatable; at start only: SIGHUP reloads the "
+               "policy, not plugins)\n");
 }
 
 static int run(int argc, char **argv);

@@ -19,7 +19,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
             -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
 # Recursive (=) so pkg-config runs after `deps` has installed the packages.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lpthread -lm -ldl
 BASE_CFLAGS = -std=c11 -D_GNU_SOURCE -I. -g $(WARN) -MMD -MP -ffp-contract=off \
               -DKPE_VERSION='"$(VERSION)"' -DKPE_GIT_REV='"$(GIT_REV)"'
 OPT      := -O2
@@ -199,11 +199,17 @@ BENCH_PASSES ?= 1
 build/opt/bench/cache_mem: build/opt/bench/cache_mem.o build/opt/libkpe.a
 	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS)
 
+# The per-node cost of a plugin predicate against the built-in
+# (bench/plugin_cost.c; bench/plugin_bench.sh runs it).
+build/opt/bench/plugin_cost: build/opt/bench/plugin_cost.o build/opt/libkpe.a
+	$(CC) $(OPT) -o $@ $< $(call WHOLE,build/opt/libkpe.a) $(PKG_LIBS)
+
 .PHONY: bench-cache
 bench-cache: build/opt/bench/cache_mem
 	build/opt/bench/cache_mem $(BENCH_CLUSTER) $(BENCH_PASSES)
 
-# Install. `make install` puts the binary in $(DESTDIR)$(PREFIX)/bin and the
+# Install. `make install` puts the binary in $(DESTDIR)$(PREFIX)/bin, the
+# plugin ABI header in $(DESTDIR)$(PREFIX)/include/kube-policy-extender/ and the
 # default policy (policy.json, the full Policy; extender-policy.json, what
 # `serve` answers in the split shape), an example config.ini and the
 # systemd unit (paths rewritten to PREFIX) in
@@ -225,9 +231,15 @@ FIX_PATHS = sed -e 's|/usr/local/|$(PREFIX)/|g' \
 
 .PHONY: install install-systemd uninstall
 
+# The plugin ABI header, which loadable plugins build against
+# (cc -shared -fPIC -I$(PREFIX)/include ...).
+PLUGIN_H := include/kube-policy-extender/plugin.h
+
 install: $(BIN)
-	$(INSTALL) -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SHAREDIR)
+	$(INSTALL) -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SHAREDIR) \
+	    $(DESTDIR)$(PREFIX)/include/kube-policy-extender
 	$(INSTALL) -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/kube-policy-extender
+	$(INSTALL) -m 0644 $(PLUGIN_H) $(DESTDIR)$(PREFIX)/$(PLUGIN_H)
 	$(INSTALL) -m 0644 deploy/policy/policy.json $(DESTDIR)$(SHAREDIR)/policy.json
 	$(INSTALL) -m 0644 deploy/policy/extender-policy.json \
 	    $(DESTDIR)$(SHAREDIR)/extender-policy.json
@@ -252,6 +264,8 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/kube-policy-extender \
 	    $(DESTDIR)$(SYSTEMDDIR)/kube-policy-extender.service
 	rm -rf $(DESTDIR)$(SHAREDIR)
+	rm -f $(DESTDIR)$(PREFIX)/$(PLUGIN_H)
+	-rmdir $(DESTDIR)$(PREFIX)/include/kube-policy-extender 2>/dev/null
 
 # ---- libFuzzer targets (tests/fuzz/README.md) ----
 # The library is rebuilt with clang into build/fuzz/obj (never the gcc

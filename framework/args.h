@@ -93,7 +93,7 @@ struct kpe_arg_schema {
 
 /* ---- the `argument` object of one entry, as written ---- */
 
-#define KPE_MAX_ARGS 8
+#define KPE_MAX_ARGS 40 /* 7 built-in argument kinds + 32 from plugins */
 
 struct kpe_arg_value {
     const struct kpe_arg_schema *schema;

@@ -62,6 +62,7 @@
 #define PRED_LEGACY      0x04u /* dropped before v1.22: needs compat legacy */
 #define PRED_EXTENSION   0x08u /* ours: no v1.22 plugin, served by extender */
 #define PRED_CUSTOM_ONLY 0x10u /* v1.22 key reached through an argument */
+#define PRED_PLUGIN      0x20u /* loaded from a shared object (--plugin) */
 
 #define PRED_NEED_VOLUMES                                                      \
     (KPE_NEED_PODS_ON_NODE | KPE_NEED_PVS | KPE_NEED_PVCS |                    \
@@ -151,5 +152,23 @@ size_t pred_index(const struct pred_def *d);
 
 /* v1.22's predicateOrdering, for tests; *n gets its length (19). */
 const char *const *pred_v122_ordering(size_t *n);
+
+/* Most descriptors plugins may add (the runtime part of the registry). */
+#define PRED_MAX_RUNTIME 32
+
+/*
+ * Append a plugin's descriptor d (which must outlive its use) after the
+ * static rows, so that pred_registry() and pred_lookup() find it. Refuses
+ * a name or alias already known, or a name a built-in filter plugin has.
+ * Call only at start, before any policy is read and before threads run.
+ * Returns 0, or -1 with e set (the name quoted).
+ */
+int pred_registry_add(const struct pred_def *d, struct err *e);
+
+/* How many descriptors plugins added. */
+size_t pred_registry_runtime(void);
+
+/* Forget the plugin descriptors past the first keep (rollback, unload). */
+void pred_registry_truncate(size_t keep);
 
 #endif

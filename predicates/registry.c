@@ -51,6 +51,21 @@ static const struct pred_def *const rows[] = { PREDICATES(ROW) };
 
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))
 
+/*
+ * The runtime part: descriptors loaded from plugins (--plugin), after the
+ * static rows. Written only at start, before any policy is read and
+ * before any thread runs (pred_registry_add); read-only afterwards.
+ */
+static const struct pred_def *all[N_ROWS + PRED_MAX_RUNTIME];
+static size_t n_runtime;
+
+/* Every descriptor, static then runtime; *n gets the count. */
+static const struct pred_def *const *view(size_t *n)
+{
+    *n = N_ROWS + n_runtime;
+    return n_runtime ? all : rows;
+}
+
 /* legacy_registry.go predicateOrdering, kept here for tests. */
 static const char *const v122_ordering[] = {
     PRED_NAME_CHECK_NODE_UNSCHEDULABLE,
@@ -76,8 +91,7 @@ static const char *const v122_ordering[] = {
 
 const struct pred_def *const *pred_registry(size_t *n)
 {
-    *n = N_ROWS;
-    return rows;
+    return view(n);
 }
 
 const char *const *pred_v122_ordering(size_t *n)
@@ -88,36 +102,42 @@ const char *const *pred_v122_ordering(size_t *n)
 
 const struct pred_def *pred_lookup(const char *name)
 {
+    size_t nr;
+    const struct pred_def *const *r = view(&nr);
     size_t i;
 
     if (!name)
         return NULL;
-    for (i = 0; i < N_ROWS; i++) {
-        if (!strcmp(rows[i]->name, name))
-            return rows[i];
+    for (i = 0; i < nr; i++) {
+        if (!strcmp(r[i]->name, name))
+            return r[i];
     }
-    for (i = 0; i < N_ROWS; i++) {
-        if (kpe_name_in(rows[i]->aliases, name))
-            return rows[i];
+    for (i = 0; i < nr; i++) {
+        if (kpe_name_in(r[i]->aliases, name))
+            return r[i];
     }
     return NULL;
 }
 
 size_t pred_index(const struct pred_def *d)
 {
+    size_t nr;
+    const struct pred_def *const *r = view(&nr);
     size_t i;
 
-    for (i = 0; i < N_ROWS && rows[i] != d; i++)
+    for (i = 0; i < nr && r[i] != d; i++)
         ;
     return i;
 }
 
 const struct pred_plugin *pred_plugin_find(const char *name)
 {
+    size_t nr;
+    const struct pred_def *const *r = view(&nr);
     size_t i, j;
 
-    for (i = 0; i < N_ROWS; i++) {
-        const struct pred_def *d = rows[i];
+    for (i = 0; i < nr; i++) {
+        const struct pred_def *d = r[i];
 
         if (d->own && !strcmp(d->own->ref.name, name))
             return d->own;
@@ -141,20 +161,65 @@ size_t pred_def_refs(const struct pred_def *d,
 
 size_t pred_arg_schemas(const struct kpe_arg_schema **out, size_t max)
 {
+    size_t nr;
+    const struct pred_def *const *r = view(&nr);
     size_t i, n = 0;
 
-    for (i = 0; i < N_ROWS; i++)
-        n = kpe_arg_schemas_add(out, n, max, rows[i]->args);
+    for (i = 0; i < nr; i++)
+        n = kpe_arg_schemas_add(out, n, max, r[i]->args);
     return n;
 }
 
 const struct pred_def *pred_for_arg(const struct kpe_arg_schema *s)
 {
+    size_t nr;
+    const struct pred_def *const *r = view(&nr);
     size_t i;
 
-    for (i = 0; s && i < N_ROWS; i++) {
-        if (rows[i]->args == s)
-            return rows[i];
+    for (i = 0; s && i < nr; i++) {
+        if (r[i]->args == s)
+            return r[i];
     }
     return NULL;
+}
+
+int pred_registry_add(const struct pred_def *d, struct err *e)
+{
+    const struct pred_def *old = pred_lookup(d->name);
+
+    if (old && pred_index(old) >= N_ROWS)
+        return err_set(e, "predicate \"%s\" is already registered by a plugin",
+                       d->name);
+    if (old && !strcmp(old->name, d->name))
+        return err_set(e, "predicate \"%s\" clashes with a built-in predicate",
+                       d->name);
+    if (old)
+        return err_set(e,
+                       "predicate \"%s\" clashes with an alias of the built-in "
+                       "predicate \"%s\"",
+                       d->name, old->name);
+    if (pred_plugin_find(d->name))
+        return err_set(e,
+                       "predicate \"%s\" clashes with a built-in filter plugin "
+                       "of that name",
+                       d->name);
+    if (n_runtime == PRED_MAX_RUNTIME)
+        return err_set(e,
+                       "predicate \"%s\": more than %d plugin predicate names",
+                       d->name, PRED_MAX_RUNTIME);
+    if (!n_runtime)
+        memcpy(all, rows, sizeof(rows));
+    all[N_ROWS + n_runtime++] = d;
+    return 0;
+}
+
+size_t pred_registry_runtime(void)
+{
+    return n_runtime;
+}
+
+void pred_registry_truncate(size_t keep)
+{
+    if (keep < n_runtime)
+        n_runtime = keep;
 }

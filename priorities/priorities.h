@@ -53,6 +53,7 @@
 #define PRIO_LEGACY        0x08u /* dropped before v1.22: needs compat legacy */
 #define PRIO_EXTENSION     0x10u /* ours: no v1.22 plugin */
 #define PRIO_WEIGHT_LABELS 0x20u /* plugin weight = weight x label count */
+#define PRIO_PLUGIN        0x40u /* loaded from a shared object (--plugin) */
 
 /* ---- typed arguments ---- */
 
@@ -157,5 +158,23 @@ const struct prio_def *prio_for_arg(const struct kpe_arg_schema *s);
 
 /* Position of a descriptor in prio_registry(). */
 size_t prio_index(const struct prio_def *d);
+
+/* Most descriptors plugins may add (the runtime part of the registry). */
+#define PRIO_MAX_RUNTIME 32
+
+/*
+ * Append a plugin's descriptor d (which must outlive its use) after the
+ * static rows, so that prio_registry() and prio_lookup() find it. Refuses
+ * a name or alias already known, or a name a built-in score plugin has.
+ * Call only at start, before any policy is read and before threads run.
+ * Returns 0, or -1 with e set (the name quoted).
+ */
+int prio_registry_add(const struct prio_def *d, struct err *e);
+
+/* How many descriptors plugins added. */
+size_t prio_registry_runtime(void);
+
+/* Forget the plugin descriptors past the first keep (rollback, unload). */
+void prio_registry_truncate(size_t keep);
 
 #endif

@@ -27,7 +27,8 @@ import sys
 # Lowest first. Each tier is a list of sibling folders; a folder may
 # include its own folder and those of lower tiers only.
 LAYERS = [
-    ["kube/base"],        # arena, err, hash, JSON/YAML read and write
+    ["kube/base", "include/kube-policy-extender"],  # arena, err, ...; the
+                          # installed plugin ABI header (includes nothing)
     ["kube/model"],       # types.h, labels, selectors, resources, quantity
     ["kube/parse"],       # Kubernetes JSON/YAML into the model
     ["kube/cluster"],     # the snapshot plugins read, from files too
@@ -51,7 +52,7 @@ ONLY = {
     "server/http": ["kube/base", "server/common"],
 }
 
-SOURCE_ROOTS = ("kube", "framework", "predicates", "priorities", "policy",
+SOURCE_ROOTS = ("include", "kube", "framework", "predicates", "priorities", "policy",
                 "engine", "server")
 
 DOC = "docs/ARCHITECTURE.md"

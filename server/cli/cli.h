@@ -6,6 +6,7 @@
 #ifndef SERVER_CLI_CLI_H
 #define SERVER_CLI_CLI_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 typedef int cli_fn(int argc, char **argv);
@@ -35,5 +36,20 @@ cli_fn cli_schedule;
 struct policy_load_opts;
 int cli_policy_option(const char *opt, const char *val,
                       struct policy_load_opts *o);
+
+/*
+ * Load the plugins a config file names (`plugin = FILE.so`, after the
+ * --plugin flags main() loaded). Returns 0, or 1 after printing
+ * "kube-policy-extender CMD: --config: plugin PATH: why" to stderr.
+ */
+int cli_load_plugins(const char *cmd, const char *const *files, size_t n);
+
+/*
+ * Take every `--plugin FILE` and `--plugin=FILE` out of argv (any
+ * subcommand: main() reads them before it dispatches) and load them, in
+ * order. Returns 0, 2 when a value is missing, 1 when a plugin is refused
+ * ("kube-policy-extender: --plugin PATH: why" printed to stderr).
+ */
+int cli_take_plugin_flags(int *argc, char **argv);
 
 #endif

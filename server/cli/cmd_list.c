@@ -63,9 +63,13 @@ struct list_flag {
 };
 
 static const struct list_flag pred_flag_words[] = {
-    { PRED_MANDATORY, "mandatory" },     { PRED_DEFAULT, "default" },
-    { PRED_LEGACY, "legacy" },           { PRED_EXTENSION, "ours" },
-    { PRED_CUSTOM_ONLY, "custom-only" }, { 0, NULL },
+    { PRED_MANDATORY, "mandatory" },
+    { PRED_DEFAULT, "default" },
+    { PRED_LEGACY, "legacy" },
+    { PRED_EXTENSION, "ours" },
+    { PRED_CUSTOM_ONLY, "custom-only" },
+    { PRED_PLUGIN, "plugin" },
+    { 0, NULL },
 };
 
 static const struct list_flag prio_flag_words[] = {
@@ -75,6 +79,7 @@ static const struct list_flag prio_flag_words[] = {
     { PRIO_EXTENSION, "ours" },
     { PRIO_CUSTOM_ONLY, "custom-only" },
     { PRIO_WEIGHT_LABELS, "weight-per-label" },
+    { PRIO_PLUGIN, "plugin" },
     { 0, NULL },
 };
 
@@ -267,6 +272,8 @@ static void text_out(FILE *f)
                "custom-only = reached through an argument under another "
                "name; skipped = accepted,\nthen ignored (as v1.22 does); "
                "weight-per-label = plugin weight x label count.\n");
+    if (pred_registry_runtime() || prio_registry_runtime())
+        fprintf(f, "plugin = loaded from a shared object (--plugin).\n");
 }
 
 /* ---- JSON ---- */

@@ -472,6 +472,9 @@ int cli_schedule(int argc, char **argv)
         goto out;
     }
     rc = 1;
+    if (cli_load_plugins("schedule", c->o.plugin_files, c->o.n_plugin_files) !=
+        0)
+        goto out;
     log_configure(stderr,
                   c->o.log_format == OPTS_LOG_JSON ? LOG_FORMAT_JSON
                                                    : LOG_FORMAT_TEXT,

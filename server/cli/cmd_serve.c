@@ -36,6 +36,10 @@ int cli_serve(int argc, char **argv)
         arena_destroy(&a);
         return 0;
     }
+    if (cli_load_plugins("serve", o.plugin_files, o.n_plugin_files) != 0) {
+        arena_destroy(&a);
+        return 1;
+    }
     log_configure(stderr,
                   o.log_format == OPTS_LOG_JSON ? LOG_FORMAT_JSON
                                                 : LOG_FORMAT_TEXT,

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/plugin_load.h"
 #include "server/cli/cli.h"
 #include "server/common/version.h"
 
@@ -37,12 +38,19 @@ static void usage(FILE *f)
     fprintf(f, "\nRun `kube-policy-extender COMMAND --help` for a command's "
                "options.\n"
                "  -h, --help     show this help\n"
-               "  -V, --version  show the version\n");
+               "  -V, --version  show the version\n"
+               "  --plugin FILE.so\n"
+               "                 load predicates and priorities from a plugin "
+               "(any command,\n"
+               "                 repeatable; at start only: SIGHUP reloads the "
+               "policy, not plugins)\n");
 }
+
+static int run(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
-    const struct cli_command *c;
+    int rc;
 
     /* Once, before any thread: libcurl (the API client) needs it. */
     curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -56,6 +64,16 @@ int main(int argc, char **argv)
      */
     mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
     mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
+    rc = cli_take_plugin_flags(&argc, argv);
+    if (rc == 0)
+        rc = run(argc, argv);
+    engine_plugins_unload();
+    return rc;
+}
+
+static int run(int argc, char **argv)
+{
+    const struct cli_command *c;
 
     if (argc < 2 || argv[1][0] == '-') {
         if (argc >= 2 &&

@@ -28,6 +28,7 @@ enum otype {
     OT_CONFIG,  /* --config: command line only */
     OT_HELP,    /* --help: command line only, takes no value */
     OT_BOOL,    /* --flag alone means true; --flag=false; INI true/false */
+    OT_PLUGIN,  /* repeatable shared object (loaded by the caller) */
 };
 
 struct opt_def {
@@ -137,6 +138,11 @@ static const struct opt_def opt_table[] = {
       NULL, "serve GET /debug/cache (the cluster as the verbs see it: "
       "nodes, their pods, summed requests) for tests; it lists every pod "
       "name, so keep it off in production", "false" },
+    { "plugin", NULL, OT_PLUGIN, 0, 0, 0, NULL, "FILE.so",
+      "load predicates and priorities from a plugin built against "
+      "kube-policy-extender/plugin.h; repeatable, also in the config file; "
+      "loaded once at start (SIGHUP reloads the policy, not plugins)",
+      "none" },
     { "config", NULL, OT_CONFIG, OFF(config_file), 0, 0, NULL, "FILE",
       "INI file with these options as key = value (top level or [serve]); "
       "flags override it", "none" },
@@ -362,6 +368,14 @@ static int apply(const struct opt_def *d, struct srv_options *o,
             return err_set(e, "%s: more than %d cluster files", where,
                            OPTS_MAX_CLUSTERS);
         field = &o->cluster_files[o->n_cluster_files++];
+        break;
+    case OT_PLUGIN:
+        if (!*v)
+            return bad_value(e, where, v, "want a file name");
+        if (o->n_plugin_files == OPTS_MAX_PLUGINS)
+            return err_set(e, "%s: more than %d plugin files", where,
+                           OPTS_MAX_PLUGINS);
+        field = &o->plugin_files[o->n_plugin_files++];
         break;
     case OT_URL:
         if (strncmp(v, "http://", 7) && strncmp(v, "https://", 8))

@@ -23,6 +23,7 @@
 #define OPTS_DEFAULT_IDLE_TIMEOUT 120 /* above Go's 90 s IdleConnTimeout */
 #define OPTS_DEFAULT_GRACE        10
 #define OPTS_MAX_CLUSTERS         64
+#define OPTS_MAX_PLUGINS          16
 
 enum opts_compat { OPTS_COMPAT_NONE, OPTS_COMPAT_LEGACY };
 enum opts_score_scale {
@@ -65,6 +66,10 @@ struct srv_options {
     int policy_watch_ms;       /* poll the policy file this often */
     int debug_endpoints;       /* serve GET /debug/cache */
     const char *config_file;
+    /* `plugin` keys of the config file; --plugin flags are taken out of
+     * argv and loaded by main() before any subcommand runs */
+    const char *plugin_files[OPTS_MAX_PLUGINS];
+    size_t n_plugin_files;
     int help; /* --help given: print opts_usage() and exit 0 */
 };
 

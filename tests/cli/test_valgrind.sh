@@ -1,10 +1,11 @@
 #!/bin/sh
 # test_valgrind.sh: the shipped binary under valgrind memcheck, as a process:
-# `explain`, `check` and `convert`, then `serve` on the demo cluster
-# (--cluster) and on the API-server double (--kubeconfig), each driven
-# through filter, prioritize and preempt in both modes (node names and
-# full Node objects), bind, /metrics, /policy, /debug/cache, malformed,
-# oversized and abandoned requests, a slow reader, a SIGHUP reload (good
+# `explain`, `check` and `convert` (explain also with loadable plugins and a
+# refused one), then `serve` on the demo cluster (--cluster) and on the
+# API-server double (--kubeconfig), each driven through filter, prioritize
+# and preempt in both modes (node names and full Node objects), bind,
+# /metrics, /policy, /debug/cache, malformed, oversized and abandoned
+# requests, a slow reader, a SIGHUP reload (good
 # and bad policy), then SIGTERM. Every run must exit as expected with no
 # memcheck error and no definite or indirect leak (--error-exitcode=99).
 #
@@ -64,6 +65,20 @@ cp "$T_TMP/out" "$T_TMP/policy.ini"
 vg_run "convert ini --to json" 0 convert "$T_TMP/policy.ini" --to json
 vg_run "convert --to kubeschedulerconfiguration" 0 convert "$D/policy.json" \
     --to kubeschedulerconfiguration
+# Loadable plugins (examples/plugins): loaded, run, dlclose'd at exit;
+# a refused one is rolled back and unmapped.
+mkdir -m 0700 "$T_TMP/pl"
+for p in rdma_filter rdma_score; do
+    cc -shared -fPIC -O2 -Iinclude -o "$T_TMP/pl/$p.so" "examples/plugins/$p.c"
+done
+cp "$T_TMP/pl/rdma_filter.so" "$T_TMP/pl/again.so"
+vg_run "explain with plugins" 0 explain --plugin "$T_TMP/pl/rdma_filter.so" \
+    --plugin "$T_TMP/pl/rdma_score.so" --policy tests/data/plugins/policy.json \
+    --cluster "$D/cluster.json" --pod "$D/pods/high-comm.json"
+contains "explain runs the plugins under valgrind" out "RdmaAwareScore=100"
+vg_run "a refused plugin" 1 list --plugin "$T_TMP/pl/rdma_filter.so" \
+    --plugin "$T_TMP/pl/again.so"
+contains "the clash is reported under valgrind" err "is already registered by plugin"
 # YAML: kubectl's snapshots (a List, and a --- stream), its pod, a YAML
 # Policy, and a YAML syntax error.
 K=tests/data/kubectl

@@ -1086,7 +1086,9 @@ def check_install(ctx):
             "usr/local/share/kube-policy-extender/policy.json": 0o644,
             "usr/local/share/kube-policy-extender/extender-policy.json": 0o644,
             "usr/local/share/kube-policy-extender/config.ini": 0o644,
-            "usr/local/share/kube-policy-extender/kube-policy-extender.service": 0o644}
+            "usr/local/share/kube-policy-extender/kube-policy-extender.service": 0o644,
+            # the plugin ABI, for building loadable plugins (issue 17)
+            "usr/local/include/kube-policy-extender/plugin.h": 0o644}
     problems = []
     for rel, mode in want.items():
         p = os.path.join(root, rel)

@@ -1,0 +1,261 @@
+/*
+ * test_plugin_host.c: the server side of the plugin ABI without dlopen
+ * (tests/cli/test_plugins.sh loads real shared objects): descriptors
+ * written against include/kube-policy-extender/plugin.h, registered through
+ * engine/plugin_host.c, named in a Policy with an argument, and run through
+ * the registries exactly as the engine runs built-ins; refusals leave the
+ * registries as they were. Runs under ASan/UBSan with the other suites.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "engine/plugin_host.h"
+#include "engine/plugin_load.h"
+#include "policy/policy.h"
+#include "tests/support/pred_fixtures.h"
+
+static struct kpe_plugin_host host;
+
+/* A plugin's argument: pods labelled `label` fit only nodes in `zones`. */
+struct zone_arg {
+    const char *label;
+    struct kpe_strings zones;
+    int64_t min_cpu; /* allocatable millicores a node needs */
+};
+
+static const struct kpe_plugin_arg_field zone_fields[] = {
+    { "label", KPE_PLUGIN_ARG_STRING, offsetof(struct zone_arg, label),
+      "zoned" },
+    { "zones", KPE_PLUGIN_ARG_STRINGS, offsetof(struct zone_arg, zones), "[]" },
+    { "minCpu", KPE_PLUGIN_ARG_INT64, offsetof(struct zone_arg, min_cpu), "0" },
+};
+
+static const struct kpe_plugin_args zone_args = {
+    "testZones", sizeof(struct zone_arg), zone_fields, 3, "test",
+};
+
+#define ZONE_REASON "node(s) are outside the pod's zones"
+#define CPU_REASON  "node(s) have too little cpu"
+
+static int zone_filter(const void *arg, const struct kpe_pod *pod,
+                       const struct kpe_node *node, const char **reason)
+{
+    const struct zone_arg *a = arg;
+    const char *zone;
+    size_t i;
+
+    if (a && host.node_allocatable(node, "cpu") < a->min_cpu) {
+        *reason = CPU_REASON;
+        return KPE_UNFIT_UNRESOLVABLE;
+    }
+    if (!host.pod_label(pod, a && a->label ? a->label : "zoned"))
+        return KPE_FIT;
+    zone = host.node_label(node, "zone");
+    for (i = 0; zone && a && i < a->zones.n; i++) {
+        if (!strcmp(a->zones.v[i], zone))
+            return KPE_FIT;
+    }
+    return KPE_UNFIT; /* reason left NULL: the first one */
+}
+
+static const struct kpe_predicate zone_pred = {
+    "TestZones",
+    0,
+    "test: zoned pods fit their zones",
+    (const char *const[]){ ZONE_REASON, CPU_REASON, NULL },
+    zone_filter,
+    &zone_args,
+};
+
+/* Raw score: free cpu after the pod, normalized to 0..100. */
+static int free_cpu(const void *arg, const struct kpe_pod *pod,
+                    const struct kpe_node *node, int64_t *score)
+{
+    (void)arg;
+    *score = host.node_allocatable(node, "cpu") -
+             host.node_requested(node, "cpu") - host.pod_request(pod, "cpu");
+    if (*score < 0)
+        *score = 0;
+    return strcmp(host.pod_namespace(pod), "fail") ? 0 : -1;
+}
+
+static const struct kpe_priority free_prio = {
+    "TestFreeCpu",
+    KPE_USES_NODE_REQUESTED | KPE_SCORE_NORMALIZE,
+    "test: free cpu",
+    free_cpu,
+    NULL,
+};
+
+#define NODE(name, zone, cpu)                                                  \
+    "{\"kind\":\"Node\",\"metadata\":{\"name\":\"" name                        \
+    "\",\"labels\":{\"zone\":\"" zone                                          \
+    "\"}},\"status\":{\"allocatable\":{\"cpu\":\"" cpu "\"}}}"
+
+static void register_all(void)
+{
+    struct err e;
+
+    plugin_host_truncate(0, 0); /* what a failed test left */
+    plugin_host_fill(&host);
+    if (plugin_host_add_predicate(&zone_pred, &e) < 0)
+        fail_msg("%s", e.msg);
+    if (plugin_host_add_priority(&free_prio, &e) < 0)
+        fail_msg("%s", e.msg);
+}
+
+static void plugin_predicate_should_run_with_its_argument(void **state)
+{
+    static const char policy[] =
+        "{\"kind\":\"Policy\",\"apiVersion\":\"v1\",\"predicates\":[{\"name\":"
+        "\"TestZones\",\"argument\":{\"testZones\":{\"zones\":[\"a\",\"b\"],"
+        "\"minCpu\":1000}}}],\"priorities\":[]}";
+    struct policy *p = NULL;
+    struct err e;
+    struct arena a;
+    struct fx_cluster fc;
+    struct pred_result r;
+    const struct pred_def *d;
+    const struct kube_pod *zoned, *plain;
+
+    (void)state;
+    register_all();
+    d = pred_lookup("TestZones");
+    assert_non_null(d);
+    assert_true(d->flags & PRED_PLUGIN);
+    assert_true(d->flags & PRED_EXTENSION);
+    if (policy_load_buffer("t.json", policy, strlen(policy), NULL, &p, &e))
+        fail_msg("%s", e.msg);
+    assert_string_equal(p->preds[p->n_preds - 1].def->name, "TestZones");
+    arena_init(&a, 0);
+    fx_cluster_init(&fc, &a);
+    fx_cluster_add(&fc, NODE("n-a", "a", "2"));
+    fx_cluster_add(&fc, NODE("n-c", "c", "2"));
+    fx_cluster_add(&fc, NODE("small", "a", "500m"));
+    fx_cluster_build(&fc);
+    zoned = fx_pod(&a, "{\"metadata\":{\"name\":\"z\",\"labels\":"
+                       "{\"zoned\":\"\"}}}");
+    plain = fx_pod(&a, "{\"metadata\":{\"name\":\"p\"}}");
+    assert_int_equal(fx_run_filter("TestZones", &p->preds[p->n_preds - 1].args,
+                                   p, zoned, &fc.c, "n-a", &a, &r),
+                     PRED_FIT);
+    assert_int_equal(fx_run_filter("TestZones", &p->preds[p->n_preds - 1].args,
+                                   p, zoned, &fc.c, "n-c", &a, &r),
+                     PRED_UNFIT);
+    assert_string_equal(fx_reasons(&a, &r), ZONE_REASON);
+    assert_int_equal(fx_run_filter("TestZones", &p->preds[p->n_preds - 1].args,
+                                   p, plain, &fc.c, "n-c", &a, &r),
+                     PRED_FIT);
+    assert_int_equal(fx_run_filter("TestZones", &p->preds[p->n_preds - 1].args,
+                                   p, plain, &fc.c, "small", &a, &r),
+                     PRED_UNFIT_UNRESOLVABLE);
+    assert_string_equal(fx_reasons(&a, &r), CPU_REASON);
+    fx_cluster_free(&fc);
+    arena_destroy(&a);
+    policy_free(p);
+    plugin_host_truncate(0, 0);
+    assert_null(pred_lookup("TestZones"));
+}
+
+static void plugin_priority_should_normalize_free_cpu(void **state)
+{
+    static const char *const nodes[] = { "big", "half", "full" };
+    struct arena a;
+    struct fx_cluster fc;
+    struct err e;
+    int64_t scores[3];
+    const struct kube_pod *pod;
+
+    (void)state;
+    register_all();
+    arena_init(&a, 0);
+    fx_cluster_init(&fc, &a);
+    fx_cluster_add(&fc, NODE("big", "a", "4"));
+    fx_cluster_add(&fc, NODE("half", "a", "2"));
+    fx_cluster_add(&fc, NODE("full", "a", "1"));
+    fx_cluster_build(&fc);
+    pod = fx_pod(&a, "{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":"
+                     "[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":"
+                     "\"1\"}}}]}}");
+    if (fx_run_score("TestFreeCpu", NULL, pod, &fc.c, nodes, 3, &a, scores,
+                     &e) < 0)
+        fail_msg("%s", e.msg);
+    assert_int_equal(scores[0], 100); /* 3 cores free */
+    assert_int_equal(scores[1], 33);  /* 1 of 3 */
+    assert_int_equal(scores[2], 0);
+    pod = fx_pod(&a, "{\"metadata\":{\"name\":\"p\",\"namespace\":\"fail\"}}");
+    assert_int_equal(
+        fx_run_score("TestFreeCpu", NULL, pod, &fc.c, nodes, 3, &a, scores, &e),
+        -1);
+    assert_string_equal(e.msg,
+                        "plugin priority TestFreeCpu failed on node big");
+    fx_cluster_free(&fc);
+    arena_destroy(&a);
+    plugin_host_truncate(0, 0);
+}
+
+static const char *const one_reason[] = { "r", NULL };
+static const char *const no_reasons[] = { NULL };
+
+static void refused_descriptors_should_leave_the_registry_alone(void **state)
+{
+    static const struct kpe_predicate builtin = {
+        "HighCommPodFilter", 0, "x", one_reason, zone_filter, NULL,
+    };
+    static const struct kpe_predicate bad_name = {
+        "no spaces", 0, "x", one_reason, zone_filter, NULL,
+    };
+    static const struct kpe_predicate no_reason = {
+        "NoReason", 0, "x", no_reasons, zone_filter, NULL,
+    };
+    static const struct kpe_plugin_args taken = {
+        "testZones", sizeof(struct zone_arg), zone_fields, 3, "again",
+    };
+    static const struct kpe_predicate same_key = {
+        "SameKey", 0, "x", one_reason, zone_filter, &taken,
+    };
+    size_t n_before, n;
+    struct err e;
+
+    (void)state;
+    pred_registry(&n_before);
+    register_all();
+    assert_int_equal(plugin_host_add_predicate(&builtin, &e), -1);
+    assert_string_equal(
+        e.msg, "predicate \"HighCommPodFilter\" clashes with a built-in "
+               "predicate");
+    assert_int_equal(plugin_host_add_predicate(&zone_pred, &e), -1);
+    assert_string_equal(
+        e.msg, "predicate \"TestZones\" is already registered by a plugin");
+    assert_int_equal(plugin_host_add_predicate(&bad_name, &e), -1);
+    assert_string_equal(e.msg, "predicate name \"no spaces\" is not "
+                               "[A-Za-z0-9_-]{1,63}");
+    assert_int_equal(plugin_host_add_predicate(&no_reason, &e), -1);
+    assert_int_equal(plugin_host_add_predicate(&same_key, &e), -1);
+    assert_string_equal(e.msg, "predicate \"SameKey\": argument key "
+                               "\"testZones\" is already taken by a built-in "
+                               "or another plugin");
+    pred_registry(&n);
+    assert_int_equal(n, n_before + 1);
+    plugin_host_truncate(0, 0);
+    pred_registry(&n);
+    assert_int_equal(n, n_before);
+    assert_int_equal(engine_plugin_load("/nonexistent/x.so", &e), -1);
+    assert_string_equal(e.msg, "/nonexistent/x.so: cannot open: No such file "
+                               "or directory");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(plugin_predicate_should_run_with_its_argument),
+        cmocka_unit_test(plugin_priority_should_normalize_free_cpu),
+        cmocka_unit_test(refused_descriptors_should_leave_the_registry_alone),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -171,7 +171,7 @@ run "the comparisons cover both verdicts and both scores" 0 spread \
 python3 - README.md "$T_TMP/readme" <<'PY'
 import re, sys
 s = open(sys.argv[1]).read()
-sec = s[s.index("## Rules in the Policy"):s.index("## Writing your own")]
+sec = s[s.index("### A rule in the Policy"):s.index("### A loadable plugin")]
 open(sys.argv[2] + ".json", "w").write(
     re.search(r"```json\n(.*?)```", sec, re.S).group(1))
 open(sys.argv[2] + ".ini", "w").write(

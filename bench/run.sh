@@ -32,7 +32,9 @@ payload() { # SIZE -> directory with filter-full.json, filter-names.json, cluste
 requests_for() { if [ "$1" -le 100 ]; then echo 200; elif [ "$1" -le 1000 ]; then echo 50; else echo 20; fi; }
 
 start_server() { # POLICY CLUSTER -> sets srv_pid
+    # Full-object bodies reach 52 MB at 5,000 nodes: over the 16Mi default.
     "$bin" serve --listen "127.0.0.1:$port" --policy "$1" --cluster "$2" \
+        --max-body-bytes 64Mi --max-inflight-bytes 512Mi \
         >"$out/server.log" 2>&1 &
     srv_pid=$!
     for _ in $(seq 1 600); do

@@ -4,6 +4,7 @@
  */
 #include "framework/label_rule_arg.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "framework/args_check.h"
@@ -106,4 +107,37 @@ bool kpe_label_sel_matches(const struct kpe_label_sel *s,
             return false;
     }
     return true;
+}
+
+int kpe_label_rule_sels(const char *key, const struct policy_strlist *pod,
+                        const struct policy_strlist *node, struct arena *a,
+                        struct kpe_label_sel *pod_out,
+                        struct kpe_label_sel *node_out, struct err *e)
+{
+    char path[96];
+
+    snprintf(path, sizeof(path), "%s.podSelector", key);
+    if (kpe_label_sel_parse(pod, path, a, pod_out, e))
+        return -1;
+    snprintf(path, sizeof(path), "%s.nodeSelector", key);
+    return kpe_label_sel_parse(node, path, a, node_out, e);
+}
+
+void *kpe_label_rules_grow(struct arena *a, const void *old, size_t n,
+                           size_t size, const char *key, struct err *e)
+{
+    unsigned char *v;
+
+    if (n >= POLICY_MAX_LIST) {
+        err_set(e, "%s: more than %d rules", key, POLICY_MAX_LIST);
+        return NULL;
+    }
+    v = arena_calloc(a, n + 1, size);
+    if (!v) {
+        err_set(e, "out of memory");
+        return NULL;
+    }
+    if (n)
+        memcpy(v, old, n * size);
+    return v;
 }

@@ -45,6 +45,23 @@ int kpe_label_sel_parse(const struct policy_strlist *l, const char *path,
                         struct arena *a, struct kpe_label_sel *out,
                         struct err *e);
 
+/*
+ * One rule's two selectors, parsed: key names the argument in messages
+ * ("labelRule" gives "labelRule.podSelector[1]: ..."). 0, or -1 (e set).
+ */
+int kpe_label_rule_sels(const char *key, const struct policy_strlist *pod,
+                        const struct policy_strlist *node, struct arena *a,
+                        struct kpe_label_sel *pod_out,
+                        struct kpe_label_sel *node_out, struct err *e);
+
+/*
+ * A folded rule list one rule longer: n items of size bytes copied from
+ * old into a new arena array with room for one more (zeroed), or NULL
+ * with e set (out of memory, or more than POLICY_MAX_LIST rules).
+ */
+void *kpe_label_rules_grow(struct arena *a, const void *old, size_t n,
+                           size_t size, const char *key, struct err *e);
+
 /* True when every requirement of s holds for labels l. */
 bool kpe_label_sel_matches(const struct kpe_label_sel *s,
                            const struct kube_labels *l);

@@ -121,22 +121,18 @@ static int parse_label_score_rule(const void *written, struct arena *a,
                        "labelScoreRule.score: Invalid value: %d: not in "
                        "valid range [0, %d]",
                        (int)w->score, SCORE_MAX);
-    if (n >= POLICY_MAX_LIST)
-        return err_set(e, "labelScoreRule: more than %d rules",
-                       POLICY_MAX_LIST);
-    rules = arena_calloc(a, 1, sizeof(*rules));
-    r = arena_calloc(a, n + 1, sizeof(*r));
-    if (!rules || !r)
+    r = kpe_label_rules_grow(a, old ? old->v : NULL, n, sizeof(*r),
+                             "labelScoreRule", e);
+    rules = r ? arena_calloc(a, 1, sizeof(*rules)) : NULL;
+    if (!r)
+        return -1;
+    if (!rules)
         return err_set(e, "out of memory");
-    if (n)
-        memcpy(r, old->v, n * sizeof(*r));
     r[n].pod_selector = w->pod_selector;
     r[n].node_selector = w->node_selector;
     r[n].score = w->score;
-    if (kpe_label_sel_parse(&w->pod_selector, "labelScoreRule.podSelector", a,
-                            &r[n].pod, e) ||
-        kpe_label_sel_parse(&w->node_selector, "labelScoreRule.nodeSelector", a,
-                            &r[n].node, e))
+    if (kpe_label_rule_sels("labelScoreRule", &w->pod_selector,
+                            &w->node_selector, a, &r[n].pod, &r[n].node, e))
         return -1;
     rules->v = r;
     rules->n = n + 1;

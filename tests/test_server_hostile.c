@@ -14,6 +14,8 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kube/base/arena.h"
 #include "tests/support/echo_server.h"
 
 static double now_ms(void)
@@ -169,6 +172,24 @@ static int status_of(const char *raw)
     return code;
 }
 
+/* The value of a metric line "name{labels} value" in /metrics, or -1. */
+static double metric(const struct harness *h, const char *series)
+{
+    struct http_result r;
+    char url[256];
+    char line[160];
+    const char *p;
+    double v = -1;
+
+    snprintf(url, sizeof(url), "%s/metrics", h->url);
+    snprintf(line, sizeof(line), "\n%s ", series);
+    if (http_once("GET", url, NULL, 0, &r) == CURLE_OK &&
+        (p = strstr(r.body, line)) != NULL)
+        sscanf(p + strlen(line), "%lf", &v);
+    http_result_free(&r);
+    return v;
+}
+
 /* HEAD: the GET answer's headers with its Content-Length, and no body;
  * a request pipelined behind it gets its own, intact answer. */
 static void head_should_send_headers_without_a_body(void **state)
@@ -260,6 +281,117 @@ static void ambiguous_content_length_should_get_400_and_close(void **state)
     harness_free(&h);
 }
 
+#define CHUNKED_HEAD                                                           \
+    "POST /filter HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+
+/*
+ * Chunked bodies (RFC 9112 section 7.1): a malformed chunk size or trailer
+ * line is 400 and the connection is closed (evhttp alone says 413, as if
+ * the body were too long; the framing watch sees the line first), whether
+ * it comes with the headers or in a later packet. A body really over
+ * --max-body-bytes stays 413, a valid one 200.
+ */
+static void chunked_framing_errors_should_get_400_and_close(void **state)
+{
+    static const char *const args[] = { "--max-body-bytes", "1Mi", NULL };
+    static const struct {
+        const char *name, *parts[3];
+        int status, closed;
+    } cases[] = {
+        { "size not hex, with the headers",
+          { CHUNKED_HEAD "zz\r\n{}\r\n0\r\n\r\n" },
+          400,
+          1 },
+        { "size not hex, in a later packet",
+          { CHUNKED_HEAD, "zz\r\n{}\r\n0\r\n\r\n" },
+          400,
+          1 },
+        { "bad size after a good chunk",
+          { CHUNKED_HEAD "1\r\n{\r\n", "1x\r\n}\r\n0\r\n\r\n" },
+          400,
+          1 },
+        { "negative size", { CHUNKED_HEAD, "-2\r\n{}\r\n0\r\n\r\n" }, 400, 1 },
+        { "chunk extension (evhttp 2.1 does not take them)",
+          { CHUNKED_HEAD, "2;name=value\r\n{}\r\n0\r\n\r\n" },
+          400,
+          1 },
+        { "trailer line without a colon",
+          { CHUNKED_HEAD "2\r\n{}\r\n0\r\n", "no colon here\r\n\r\n" },
+          400,
+          1 },
+        { "size line cut over three packets",
+          { CHUNKED_HEAD "2\r\n{}\r\n", "0", "q\r\n\r\n" },
+          400,
+          1 },
+        { "valid, a size with a space after it",
+          { CHUNKED_HEAD "2 \r\n{}\r\n0\r\nX-Trailer: 1\r\n\r\n" },
+          200,
+          0 },
+        { "valid, over three packets",
+          { CHUNKED_HEAD "1\r\n{\r\n", "1\r\n}\r", "\n0\r\n\r\n" },
+          200,
+          0 },
+        { "over --max-body-bytes", { CHUNKED_HEAD, "200000\r\n" }, 413, 1 },
+    };
+    struct harness h;
+    size_t i, j;
+
+    (void)state;
+    echo_server_start(&h, args);
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int fd = dial(&h), closed;
+        size_t len;
+        char *out;
+
+        for (j = 0; j < 3 && cases[i].parts[j]; j++) {
+            if (j)
+                usleep(30 * 1000);
+            send_all(fd, cases[i].parts[j], strlen(cases[i].parts[j]));
+        }
+        out = read_for(fd, cases[i].closed ? 2000 : 300, &len, &closed);
+        close(fd);
+        if (status_of(out) != cases[i].status || closed != cases[i].closed ||
+            strstr(out + 12, "HTTP/1.1"))
+            fail_msg("%s: want one %d answer and closed %d, got (closed "
+                     "%d):\n%s",
+                     cases[i].name, cases[i].status, cases[i].closed, closed,
+                     out);
+        if (cases[i].status == 200 && !strstr(out, "\r\n\r\n{}"))
+            fail_msg("%s: want the body {} echoed, got:\n%s", cases[i].name,
+                     out);
+        free(out);
+    }
+    assert_int_equal(metric(&h, "kpe_http_corrupt_chunked_total"), 7);
+    harness_free(&h);
+}
+
+/*
+ * The limit of the watch: a corrupt chunked request pipelined in the same
+ * packet as a request still being answered keeps evhttp's 413 (the watch
+ * acts only while evhttp reads that very request). The first request is
+ * answered, the connection then closed.
+ */
+static void corrupt_chunk_behind_a_pipelined_request_keeps_413(void **state)
+{
+    struct harness h;
+    char *out, *second;
+    int closed;
+
+    (void)state;
+    echo_server_start(&h, NULL);
+    out = exchange(&h,
+                   "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: "
+                   "2\r\n\r\n{}" CHUNKED_HEAD "zz\r\n{}\r\n0\r\n\r\n",
+                   2000, &closed);
+    assert_int_equal(status_of(out), 200);
+    second = strstr(out + 12, "HTTP/1.1 ");
+    assert_non_null(second);
+    assert_int_equal(status_of(second), 413);
+    assert_true(closed);
+    free(out);
+    harness_free(&h);
+}
+
 /* A declared length above --max-body-bytes is refused from the headers,
  * before any of the body is sent. */
 static void declared_length_above_the_cap_should_get_413_at_once(void **state)
@@ -306,24 +438,6 @@ static void declared_length_above_the_cap_should_get_413_at_once(void **state)
         close(fd);
     }
     harness_free(&h);
-}
-
-/* The value of a metric line "name{labels} value" in /metrics, or -1. */
-static double metric(const struct harness *h, const char *series)
-{
-    struct http_result r;
-    char url[256];
-    char line[160];
-    const char *p;
-    double v = -1;
-
-    snprintf(url, sizeof(url), "%s/metrics", h->url);
-    snprintf(line, sizeof(line), "\n%s ", series);
-    if (http_once("GET", url, NULL, 0, &r) == CURLE_OK &&
-        (p = strstr(r.body, line)) != NULL)
-        sscanf(p + strlen(line), "%lf", &v);
-    http_result_free(&r);
-    return v;
 }
 
 /*
@@ -430,6 +544,127 @@ static void stalled_bodies_should_stay_within_the_memory_cap(void **state)
     harness_free(&h);
 }
 
+/* ---- memory in flight: 503, and the small requests' reserve ------- */
+
+static atomic_int hold_state; /* 0 idle, 1 holding, 2 released */
+
+/*
+ * POST /hold: a request in flight that holds memory, as a big evaluation
+ * does: as much of its arena as the server lets it take (so counted in
+ * --max-inflight-bytes), kept until the test releases it (10 s at most).
+ * The refusal that ends the probe is expected, so it is cleared: the
+ * answer says how much it got.
+ */
+static void hold_handler(struct server *s, const struct srv_request *req,
+                         struct srv_response *r, void *arg)
+{
+    static char msg[64];
+    size_t got = 0, step = 64u << 10;
+    int waited = 0;
+
+    (void)s;
+    (void)arg;
+    while (got < (64u << 20) && arena_alloc(req->arena, step))
+        got += step;
+    req->arena->over = 0;
+    atomic_store(&hold_state, 1);
+    while (atomic_load(&hold_state) != 2 && waited++ < 1000)
+        usleep(10 * 1000);
+    /* The answer must outlive the handler, and the arena is full: one
+     * holder at a time, so a static buffer. */
+    snprintf(msg, sizeof(msg), "held %zu\n", got);
+    srv_reply_text(r, 200, msg);
+}
+
+struct hold_client {
+    char url[256];
+    size_t len;
+    char *body;
+    struct http_result r;
+};
+
+static void *hold_client_main(void *arg)
+{
+    struct hold_client *c = arg;
+
+    http_once("POST", c->url, c->body, c->len, &c->r);
+    return NULL;
+}
+
+/*
+ * A big request (1.1 MiB body) in flight takes all the memory the server
+ * lets it: it stays out of the last eighth of --max-inflight-bytes (16
+ * MiB), kept for small requests. A second big one then gets 503 with
+ * Retry-After (the budget is held: retry; not 413, which says it would
+ * never fit), while a small one is still answered; once the first is
+ * answered a big request gets 200 again.
+ */
+static void inflight_memory_should_refuse_big_requests_with_503(void **state)
+{
+    static const char *const args[] = { "--max-inflight-bytes", "16Mi",
+                                        "--workers", "2", NULL };
+    size_t big_len = (1u << 20) + (100u << 10), got = 0;
+    char *big = malloc(big_len), url[256], hold_url[256];
+    struct hold_client hc = { .len = big_len };
+    struct http_result r;
+    struct harness h;
+    struct err e = { "" };
+    double t0, held;
+    pthread_t t;
+
+    (void)state;
+    memset(big, 'x', big_len);
+    hc.body = big;
+    atomic_store(&hold_state, 0);
+    harness_new(&h, args);
+    if (srv_register_verb(h.srv, "filter", echo_server_handler, NULL, &e) ||
+        srv_register_verb(h.srv, "hold", hold_handler, NULL, &e))
+        fail_msg("%s", e.msg);
+    harness_start(&h);
+    snprintf(hold_url, sizeof(hold_url), "%s/hold", h.url);
+    snprintf(hc.url, sizeof(hc.url), "%s", hold_url);
+    snprintf(url, sizeof(url), "%s/filter", h.url);
+    assert_int_equal(pthread_create(&t, NULL, hold_client_main, &hc), 0);
+    t0 = now_ms();
+    while (atomic_load(&hold_state) != 1 && now_ms() - t0 < 5000)
+        usleep(5 * 1000);
+    assert_int_equal(atomic_load(&hold_state), 1);
+    held = metric(&h, "kpe_http_inflight_bytes");
+    print_message("in flight while one big request holds: %.0f bytes of "
+                  "16 MiB\n",
+                  held);
+    assert_true(held > (8 << 20));
+    assert_true(held <= (14 << 20));
+
+    /* A second holder would take the reserve: refused at once. */
+    atomic_store(&hold_state, 0);
+    assert_int_equal(http_once("POST", hold_url, big, big_len, &r), CURLE_OK);
+    print_message("second big request: %ld %s", r.status, r.body);
+    assert_int_equal(r.status, 503);
+    assert_non_null(strstr(r.headers, "Retry-After: 1"));
+    assert_non_null(strstr(r.body, "--max-inflight-bytes"));
+    http_result_free(&r);
+    assert_true(
+        metric(&h, "kpe_http_memory_refusals_total{reason=\"inflight\"}") >= 1);
+    assert_int_equal(http_once("POST", url, "{}", 2, &r), CURLE_OK);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(r.body, "{}");
+    http_result_free(&r);
+
+    atomic_store(&hold_state, 2);
+    pthread_join(t, NULL);
+    assert_int_equal(hc.r.status, 200);
+    assert_int_equal(sscanf(hc.r.body, "held %zu", &got), 1);
+    assert_true(got > (6u << 20));
+    http_result_free(&hc.r);
+    assert_int_equal(http_once("POST", url, big, big_len, &r), CURLE_OK);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(r.len, big_len);
+    http_result_free(&r);
+    free(big);
+    harness_free(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -437,9 +672,12 @@ int main(void)
         cmocka_unit_test(head_should_send_headers_without_a_body),
         cmocka_unit_test(connect_should_be_answered_and_closed),
         cmocka_unit_test(ambiguous_content_length_should_get_400_and_close),
+        cmocka_unit_test(chunked_framing_errors_should_get_400_and_close),
+        cmocka_unit_test(corrupt_chunk_behind_a_pipelined_request_keeps_413),
         cmocka_unit_test(declared_length_above_the_cap_should_get_413_at_once),
         cmocka_unit_test(idle_connections_should_not_lock_out_valid_requests),
         cmocka_unit_test(stalled_bodies_should_stay_within_the_memory_cap),
+        cmocka_unit_test(inflight_memory_should_refuse_big_requests_with_503),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,6 +27,7 @@ void arena_init(struct arena *a, size_t chunk_size)
     a->total = 0;
     a->limit = 0;
     a->budget = NULL;
+    a->reserve = 0;
     a->charged = 0;
     a->over = 0;
 }
@@ -58,8 +59,8 @@ static int admit(struct arena *a, size_t n)
     }
     if (!b)
         return 0;
-    if (b->cap &&
-        atomic_fetch_add(&b->used, (long long)n) + (long long)n > b->cap) {
+    if (b->cap && atomic_fetch_add(&b->used, (long long)n) + (long long)n >
+                      b->cap - a->reserve) {
         atomic_fetch_sub(&b->used, (long long)n);
         a->over = ARENA_OVER_BUDGET;
         return -1;

@@ -32,6 +32,10 @@ struct arena {
      * fail (and set over) beyond limit bytes, or when budget is full. */
     size_t limit;
     struct arena_budget *budget;
+    /* The last reserve bytes of budget->cap are not for this arena (the
+     * HTTP server keeps them for small requests while big ones hold the
+     * rest). 0 after arena_init. */
+    long long reserve;
     size_t charged; /* arena_charge()d bytes, counted against both */
     int over;       /* 0, ARENA_OVER_LIMIT or ARENA_OVER_BUDGET */
 };

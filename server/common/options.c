@@ -91,7 +91,9 @@ static const struct opt_def opt_table[] = {
       1 << 20, (1ll << 40), NULL, "BYTES",
       "memory for all requests in flight: bodies being received, their "
       "parsing and answers until written. Above it reading pauses and new "
-      "requests get 503; one request may use 8 x its body + 8 MiB, or 413",
+      "requests get 503, bodies over 1 MiB already at 7/8 of it or 8 MiB "
+      "below it (kept for small requests); one request may use 8 x its "
+      "body + 8 MiB, or 413",
       "128Mi" },
     { "max-header-bytes", NULL, OT_BYTES, OFF(max_header_bytes), 1024,
       (1ll << 24), NULL, "BYTES", "largest request line plus headers",

@@ -24,6 +24,18 @@
 #define SRV_REQ_MEM_FACTOR 8
 #define SRV_REQ_MEM_BASE   (8 << 20)
 
+/*
+ * Requests with a body above SRV_SMALL_BODY may not take the last
+ * 1/SRV_SMALL_RESERVE_DIV of --max-inflight-bytes, at most
+ * SRV_SMALL_RESERVE_MAX: while big requests hold the rest, small ones
+ * (kube-scheduler's names-mode calls) are still answered rather than
+ * refused with 503. Kept small so that the largest body the defaults
+ * allow (16 MiB of full nodes, about 6 x its size to answer) still fits.
+ */
+#define SRV_SMALL_BODY        (1 << 20)
+#define SRV_SMALL_RESERVE_DIV 8
+#define SRV_SMALL_RESERVE_MAX (8 << 20)
+
 /* What a handler sees; every pointer is valid until the handler returns. */
 struct srv_request {
     const char *method;  /* "GET", "POST", ... */

@@ -33,15 +33,27 @@ char *srv_body_copy(struct evhttp_request *req, struct arena *a, size_t *len)
     return buf;
 }
 
+long long srv_request_reserve(const struct server *s, size_t len)
+{
+    long long r = s->mem.cap / SRV_SMALL_RESERVE_DIV;
+
+    if (len <= SRV_SMALL_BODY)
+        return 0;
+    return r < SRV_SMALL_RESERVE_MAX ? r : SRV_SMALL_RESERVE_MAX;
+}
+
 /*
  * The memory a request with a body of len bytes may use (arena, answer):
  * SRV_REQ_MEM_FACTOR x len + SRV_REQ_MEM_BASE, and no more than what
- * --max-inflight-bytes leaves beside its received body, so that a request
- * too big for the server gets 413 (never fits) rather than 503 (retry).
+ * --max-inflight-bytes (less the small requests' reserve) leaves beside
+ * its received body, so that a request too big for the server gets 413
+ * (never fits) rather than 503 (retry).
  */
 size_t srv_request_memory_limit(const struct server *s, size_t len)
 {
-    size_t cap = (size_t)s->opts.max_inflight_bytes, room = 1 << 20;
+    size_t cap = (size_t)(s->opts.max_inflight_bytes -
+                          srv_request_reserve(s, len)),
+           room = 1 << 20;
 
     if (cap > len + (2u << 20))
         room = cap - len - (1u << 20);
@@ -60,6 +72,7 @@ void srv_refuse_memory(struct server *s, const struct arena *a, size_t body_len,
                        struct srv_response *r, char *msg, size_t msg_size)
 {
     long long mib = 1 << 20;
+    char kept[80] = "";
 
     if (a->over == ARENA_OVER_LIMIT) {
         metrics_counter_add(s->mem_refused_request, 1);
@@ -73,10 +86,14 @@ void srv_refuse_memory(struct server *s, const struct arena *a, size_t body_len,
         return;
     }
     metrics_counter_add(s->mem_refused_inflight, 1);
+    if (a->reserve)
+        snprintf(kept, sizeof(kept),
+                 " (the last %lld KiB are kept for bodies up to 1 MiB)",
+                 a->reserve >> 10);
     snprintf(msg, msg_size,
              "503 busy: requests in flight hold %lld MiB of "
-             "--max-inflight-bytes %lld MiB; retry\n",
-             atomic_load(&s->mem.used) / mib, s->mem.cap / mib);
+             "--max-inflight-bytes %lld MiB%s; retry\n",
+             atomic_load(&s->mem.used) / mib, s->mem.cap / mib, kept);
     srv_response_header(r, "Retry-After", "1");
     srv_reply_text(r, 503, msg);
 }

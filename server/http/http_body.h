@@ -25,6 +25,10 @@ char *srv_body_copy(struct evhttp_request *req, struct arena *a, size_t *len);
  */
 size_t srv_request_memory_limit(const struct server *s, size_t len);
 
+/* The part of --max-inflight-bytes a request with a body of len bytes may
+ * not take (arena.reserve): kept for small requests. */
+long long srv_request_reserve(const struct server *s, size_t len);
+
 /*
  * Answer a request refused for memory: 413 when a went over its own limit,
  * 503 when the requests in flight hold the budget. msg (msg_size bytes)

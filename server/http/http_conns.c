@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "server/common/log.h"
+#include "server/http/http_framing_watch.h"
 #include "server/http/http_server.h"
 
 struct srv_conn {
@@ -43,6 +44,8 @@ struct srv_conn {
     double last_active;  /* ms, monotonic */
     size_t in_held;      /* bytes received and not yet answered */
     double throttled_at; /* ms; 0 while reading freely */
+    struct srv_framing_watch fw;
+    uint64_t consumed; /* input bytes evhttp has taken */
 };
 
 static double now_ms(void)
@@ -201,20 +204,48 @@ static void on_throttle_tick(evutil_socket_t fd, short what, void *arg)
         evtimer_add(c->throttle_ev, &tick);
 }
 
+/*
+ * The framing watch found a chunk size or trailer line that evhttp will
+ * reject, and answer 413 as if the body were too long. When evhttp is
+ * reading that very request (everything before it taken, no answer being
+ * written): stop reading, take what is unread away before evhttp looks
+ * at it (evhttp parses right after this callback, reading disabled or
+ * not; the request fails anyway), and fail the connection as a read
+ * error, which evhttp answers with 400 and closes. Else (a request
+ * pipelined behind one still being answered) evhttp's 413 stands.
+ */
+static void refuse_corrupt_chunk(struct srv_conn *k, struct evbuffer *in)
+{
+    if (k->consumed >= k->fw.req_start && !k->throttled_at &&
+        evbuffer_get_length(bufferevent_get_output(k->bev)) == 0) {
+        bufferevent_disable(k->bev, EV_READ);
+        /* Calls on_conn_input again, with n_deleted only. */
+        evbuffer_drain(in, evbuffer_get_length(in));
+        bufferevent_trigger_event(k->bev, BEV_EVENT_READING,
+                                  BEV_TRIG_DEFER_CALLBACKS);
+        metrics_counter_add(k->owner->srv->chunk_refused, 1);
+    } else {
+        k->fw.state = SRV_FW_OFF;
+    }
+}
+
 static void on_conn_input(struct evbuffer *buf,
                           const struct evbuffer_cb_info *info, void *arg)
 {
     struct srv_conn *k = arg;
     struct server *s = k->owner->srv;
 
-    (void)buf;
     /* Bytes evhttp takes out stay held (in its request) until answered. */
-    if (!info->n_added)
+    if (!info->n_added) {
+        k->consumed += info->n_deleted;
         return;
+    }
     k->in_held += info->n_added;
     atomic_fetch_add(&s->mem.used, (long long)info->n_added);
     atomic_fetch_add(&s->mem_receiving, (long long)info->n_added);
-    if (!k->throttled_at && over_budget(s))
+    if (srv_fw_feed_added(&k->fw, buf, info->n_added))
+        refuse_corrupt_chunk(k, buf);
+    if (!k->throttled_at && k->fw.state != SRV_FW_CORRUPT && over_budget(s))
         throttle(k->owner, k);
     k->last_active = now_ms();
     if (k->owner->newest != k) {
@@ -452,14 +483,18 @@ static void on_adopt(evutil_socket_t fd, short what, void *arg)
             k->evcon = cbarg;
             k->bev = bev;
             k->last_active = now_ms();
+            srv_fw_init(&k->fw, (uint64_t)c->srv->opts.max_body_bytes);
             k->input_cb =
                 evbuffer_add_cb(bufferevent_get_input(bev), on_conn_input, k);
             k->output_cb =
                 evbuffer_add_cb(bufferevent_get_output(bev), on_conn_output, k);
         }
         if (k && k->input_cb && k->output_cb) {
-            /* What arrived before adoption. */
+            /* What arrived before adoption. evhttp may have taken some
+             * already: the framing watch cannot follow from the middle. */
             k->in_held = evbuffer_get_length(bufferevent_get_input(bev));
+            if (k->in_held)
+                k->fw.state = SRV_FW_OFF;
             atomic_fetch_add(&c->srv->mem.used, (long long)k->in_held);
             atomic_fetch_add(&c->srv->mem_receiving, (long long)k->in_held);
             push_newest(c, k);

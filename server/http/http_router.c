@@ -112,14 +112,15 @@ void srv_route_request(struct evhttp_request *req, void *arg)
     char msg[256];
     int big;
     double t0 = now_mono(), dt;
-    size_t sent;
+    size_t sent, len;
     int oc;
 
     arena_init(&a, 0);
     /* Bounded by the body's size (set once it is known) and in total. */
     a.budget = &s->mem;
-    a.limit = srv_request_memory_limit(
-        s, evbuffer_get_length(evhttp_request_get_input_buffer(req)));
+    len = evbuffer_get_length(evhttp_request_get_input_buffer(req));
+    a.limit = srv_request_memory_limit(s, len);
+    a.reserve = srv_request_reserve(s, len);
     q.method = method_name(evhttp_request_get_command(req));
     q.path = path && *path ? path : "/";
     q.arena = &a;
@@ -134,7 +135,8 @@ void srv_route_request(struct evhttp_request *req, void *arg)
         srv_reply_text(&r, 404, "404 page not found\n");
     } else if (!method_allowed(rt->methods, evhttp_request_get_command(req))) {
         reply_method_not_allowed(rt, &r);
-    } else if (s->mem.cap && atomic_load(&s->mem.used) > s->mem.cap) {
+    } else if (s->mem.cap &&
+               atomic_load(&s->mem.used) > s->mem.cap - a.reserve) {
         a.over = ARENA_OVER_BUDGET;
         srv_refuse_memory(s, &a, 0, &r, msg, sizeof(msg));
     } else if (!(q.body = srv_body_copy(req, &a, &q.body_len))) {

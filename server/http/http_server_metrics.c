@@ -66,6 +66,11 @@ static int conn_metrics(struct server *s)
         s->metrics, "kpe_http_connections_shed_total",
         "Connections silent for 250 ms or more closed to make room at the cap.",
         "");
+    s->chunk_refused = metrics_counter(
+        s->metrics, "kpe_http_corrupt_chunked_total",
+        "Requests whose chunked body had a malformed chunk size or trailer "
+        "line, answered 400 (Bad Request) and closed.",
+        "");
     s->mem_refused_request = metrics_counter(
         s->metrics, "kpe_http_memory_refusals_total",
         "Requests refused for memory: one needing more than 8 x its body + "
@@ -79,7 +84,8 @@ static int conn_metrics(struct server *s)
         "--max-inflight-bytes (503).",
         "reason=\"inflight\"");
     if (!s->accept_paused_cap || !s->accept_paused_error || !s->conns_shed ||
-        !s->mem_refused_request || !s->mem_refused_inflight ||
+        !s->chunk_refused || !s->mem_refused_request ||
+        !s->mem_refused_inflight ||
         !metrics_gauge_fn(s->metrics, "kpe_http_inflight_bytes",
                           "Memory held by requests in flight.", "",
                           gauge_inflight, s) ||

@@ -21,8 +21,9 @@ Attacks:
              the shipped 256Mi limit
   pipeline   a request with a large answer never read, then small
              requests pipelined behind it: bytes taken, peak RSS
-  bigbody    two clients re-sending big bodies while a third sends small
-             filters on fresh connections: their p50/p99/max latency; at
+  bigbody    two clients re-sending big bodies while small filters go on
+             fresh connections and on one kept-alive connection: their
+             p50/p99/max latency; at
              full size 30 MB of names and 16 MB of full nodes with the
              defaults, and 30 MB of each with --max-body-bytes 32Mi
              --max-inflight-bytes 256Mi (--quick: 4 MB of names)
@@ -328,7 +329,9 @@ def attack_pipeline(a, tmp):
 
 def bigbody_case(a, tmp, args, what, make, size, secs):
     """Two clients re-send a size-byte body made by make while a third
-    sends small filters on fresh connections; returns the latencies."""
+    sends small filters on fresh connections and a fourth on one kept-alive
+    connection (pinned to one worker, as kube-scheduler's are); returns
+    both latency lists and how many small filters were not answered 200."""
     s = Server(a.bin, args, log=f"{tmp}/bigbody.log")
     stop = threading.Event()
     big_done, codes = [0, 0], {}
@@ -345,30 +348,58 @@ def bigbody_case(a, tmp, args, what, make, size, secs):
                     codes["reset"] = codes.get("reset", 0) + 1
                     time.sleep(0.05)
 
+        body = small_filter()
+        small_codes, kept = {}, []
+
+        def count(st):
+            if st != 200:
+                small_codes[st] = small_codes.get(st, 0) + 1
+
+        def keepalive():
+            c = http.client.HTTPConnection(HOST, s.port, timeout=30)
+            while not stop.is_set():
+                t = time.time()
+                try:
+                    c.request("POST", "/filter", body,
+                              {"Content-Type": "application/json"})
+                    r = c.getresponse()
+                    r.read()
+                    count(r.status)
+                except OSError:
+                    count("reset")
+                    c = http.client.HTTPConnection(HOST, s.port, timeout=30)
+                kept.append(time.time() - t)
+                time.sleep(0.01)
+
         threads = [threading.Thread(target=sender, args=(i,)) for i in (0, 1)]
+        threads.append(threading.Thread(target=keepalive))
         for t in threads:
             t.start()
-        lat, bad = [], 0
-        body = small_filter()
+        lat = []
         t0 = time.time()
         while time.time() - t0 < secs:
             t = time.time()
             st, _ = post(s.port, "/filter", body, timeout=30)
             lat.append(time.time() - t)
-            bad += st != 200
+            count(st)
             time.sleep(0.01)
         stop.set()
         for t in threads:
             t.join()
+
+        def dist(xs):
+            return (f"p50 {1000 * percentile(xs, 0.5):.1f} ms, p99 "
+                    f"{1000 * percentile(xs, 0.99):.1f} ms, max "
+                    f"{1000 * max(xs):.1f} ms")
+        bad = sum(small_codes.values())
         figure(f"bigbody: {' '.join(args) or 'defaults'}: two clients "
                f"re-sending {len(big) / 1e6:.1f} MB bodies of {what} "
                f"({sum(big_done)} sent in {secs:.0f} s, answers {codes}); "
-               f"small filter x{len(lat)}: p50 "
-               f"{1000 * percentile(lat, 0.5):.1f} ms, p99 "
-               f"{1000 * percentile(lat, 0.99):.1f} ms, max "
-               f"{1000 * max(lat):.1f} ms, {bad} not 200; peak RSS "
+               f"small filter, fresh connections x{len(lat)}: {dist(lat)}; "
+               f"one kept-alive connection x{len(kept)}: {dist(kept)}; "
+               f"{bad} not 200 {small_codes}; peak RSS "
                f"{s.status('VmHWM') / 1e6:.0f} MB")
-        return lat, bad
+        return lat + kept, bad
     finally:
         stop.set()
         s.stop()

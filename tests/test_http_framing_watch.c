@@ -1,0 +1,202 @@
+/*
+ * test_http_framing_watch.c: the framing watch (server/http/
+ * http_framing_watch.c) follows request streams as libevent 2.1.12's
+ * evhttp parses them (http.c: evhttp_parse_request_line, evhttp_get_body,
+ * evhttp_handle_chunked_read, evhttp_parse_headers_ for trailers). Each
+ * stream is fed whole, byte by byte, and cut in two at every offset: the
+ * verdict must not depend on how the bytes arrive.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <event2/buffer.h>
+#include <string.h>
+
+#include "server/http/http_framing_watch.h"
+
+#define TE       "Transfer-Encoding: chunked\r\n"
+#define POST_TE  "POST /filter HTTP/1.1\r\nHost: x\r\n" TE "\r\n"
+#define MAX_BODY 4096
+
+static const struct {
+    const char *name, *stream;
+    enum srv_fw_state want;
+} cases[] = {
+    /* Followed to the end: back at a request line. */
+    { "Content-Length body, then a GET",
+      "POST / HTTP/1.1\r\nContent-Length: 3\r\n\r\nabcGET / HTTP/1.1\r\n\r\n",
+      SRV_FW_REQUEST },
+    { "chunked with a trailer", POST_TE "2\r\n{}\r\n0\r\nX-T: 1\r\n\r\n",
+      SRV_FW_REQUEST },
+    { "bare LF line ends", "POST / HTTP/1.1\n" TE "\n2\n{}\n0\n\n",
+      SRV_FW_REQUEST },
+    { "empty lines between chunks skipped",
+      POST_TE "2\r\n{}\r\n\r\n\r\n0\r\n\r\n", SRV_FW_REQUEST },
+    { "no CRLF after the data: the next line is the size",
+      POST_TE "2\r\n{}0\r\n\r\n", SRV_FW_REQUEST },
+    { "size followed by a space and anything",
+      POST_TE "2 ;x\r\n{}\r\n0\r\n\r\n", SRV_FW_REQUEST },
+    { "0x prefix and + sign (strtoll)",
+      POST_TE "0x2\r\n{}\r\n+1\r\n}\r\n0\r\n\r\n", SRV_FW_REQUEST },
+    { "spaces only: size 0", POST_TE "   \r\n\r\n", SRV_FW_REQUEST },
+    { "TE value in another case, trailing blanks",
+      "POST / HTTP/1.1\r\ntransfer-encoding: ChUnKeD "
+      "\t\r\n\r\n1\r\nx\r\n0\r\n\r\n",
+      SRV_FW_REQUEST },
+    { "HEAD reads no body", "HEAD / HTTP/1.1\r\nContent-Length: 5\r\n\r\n",
+      SRV_FW_REQUEST },
+    { "Content-Length with + (strtoll takes it)",
+      "POST / HTTP/1.1\r\nContent-Length: +2\r\n\r\n{}", SRV_FW_REQUEST },
+    { "chunked beside Content-Length: chunked wins",
+      "POST / HTTP/1.1\r\nContent-Length: 100\r\n" TE "\r\n1\r\nx\r\n0\r\n\r\n",
+      SRV_FW_REQUEST },
+    { "size with a long tail after a space",
+      POST_TE "1 "
+              "................................................................"
+              "\r\nx\r\n0\r\n\r\n",
+      SRV_FW_REQUEST },
+    /* Corrupt: evhttp would say 413, the answer is 400. */
+    { "size not hex", POST_TE "zz\r\n{}\r\n0\r\n\r\n", SRV_FW_CORRUPT },
+    { "negative size", POST_TE "-2\r\n{}\r\n", SRV_FW_CORRUPT },
+    { "chunk extension", POST_TE "2;a=b\r\n{}\r\n", SRV_FW_CORRUPT },
+    { "bad size after a good chunk", POST_TE "1\r\n{\r\n1x\r\n}\r\n",
+      SRV_FW_CORRUPT },
+    { "GET may have a body too", "GET / HTTP/1.1\r\n" TE "\r\nzz\r\n",
+      SRV_FW_CORRUPT },
+    { "trailer line without a colon", POST_TE "0\r\nno colon\r\n\r\n",
+      SRV_FW_CORRUPT },
+    { "long size line with junk after the number",
+      POST_TE
+      "1x..............................................................."
+      "..........\r\n",
+      SRV_FW_CORRUPT },
+    { "second request's chunks",
+      "POST / HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}" POST_TE "q\r\n",
+      SRV_FW_CORRUPT },
+    /* Not followed: evhttp's own answer stands. */
+    { "chunks over the cap", POST_TE "1001\r\n", SRV_FW_OFF },
+    { "Content-Length over the cap",
+      "POST / HTTP/1.1\r\nContent-Length: 4097\r\n\r\n", SRV_FW_OFF },
+    { "number longer than the line kept",
+      POST_TE "0000000000000000000000000000000000000000000000000000000000000000"
+              "0001\r\n",
+      SRV_FW_OFF },
+    { "HEAD with chunked: its body is read as a request line",
+      "HEAD / HTTP/1.1\r\n" TE "\r\nzz\r\n", SRV_FW_OFF },
+    { "unknown method", "BREW /pot HTTP/1.1\r\n" TE "\r\nzz\r\n", SRV_FW_OFF },
+    { "folded header", "POST / HTTP/1.1\r\nX-A: 1\r\n b\r\n" TE "\r\nzz\r\n",
+      SRV_FW_OFF },
+    { "first Transfer-Encoding counts",
+      "POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n" TE "\r\nzz\r\n",
+      SRV_FW_OFF },
+    { "folded trailer", POST_TE "0\r\nX-A: 1\r\n b\r\n\r\n", SRV_FW_OFF },
+    { "Content-Length not a number",
+      "POST / HTTP/1.1\r\nContent-Length: 2x\r\n\r\nzz\r\n", SRV_FW_OFF },
+};
+
+static void expect(size_t i, const char *how, struct srv_framing_watch *f,
+                   int corrupt)
+{
+    if (f->state != cases[i].want ||
+        corrupt != (cases[i].want == SRV_FW_CORRUPT))
+        fail_msg("%s (%s): state %d, want %d; feed said %d", cases[i].name, how,
+                 f->state, cases[i].want, corrupt);
+}
+
+static void streams_should_be_judged_as_evhttp_parses_them(void **state)
+{
+    size_t i, j, cut;
+
+    (void)state;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *s = cases[i].stream;
+        size_t n = strlen(s);
+        struct srv_framing_watch f;
+        int r = 0;
+
+        srv_fw_init(&f, MAX_BODY);
+        expect(i, "whole", &f, srv_fw_feed(&f, s, n));
+        srv_fw_init(&f, MAX_BODY);
+        for (j = 0; j < n; j++)
+            r = srv_fw_feed(&f, s + j, 1);
+        expect(i, "byte by byte", &f, r);
+        for (cut = 1; cut < n; cut++) {
+            srv_fw_init(&f, MAX_BODY);
+            srv_fw_feed(&f, s, cut);
+            expect(i, "cut in two", &f, srv_fw_feed(&f, s + cut, n - cut));
+        }
+    }
+}
+
+/* req_start is where the request the watch is in began in the stream. */
+static void req_start_should_mark_the_current_request(void **state)
+{
+    static const char first[] =
+        "POST / HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}";
+    static const char second[] = POST_TE "zz\r\n";
+    struct srv_framing_watch f;
+
+    (void)state;
+    srv_fw_init(&f, MAX_BODY);
+    assert_int_equal(srv_fw_feed(&f, first, strlen(first)), 0);
+    assert_int_equal(f.req_start, strlen(first));
+    assert_int_equal(srv_fw_feed(&f, second, strlen(second)), 1);
+    assert_int_equal(f.req_start, strlen(first));
+    assert_int_equal(f.fed, strlen(first) + strlen(POST_TE) + 4);
+    /* Corrupt stays corrupt. */
+    assert_int_equal(srv_fw_feed(&f, "0\r\n\r\n", 5), 1);
+}
+
+/*
+ * From an evbuffer: only the bytes just added are read, body bytes are
+ * skipped without a look, and data spread over many chains is followed.
+ */
+static void added_bytes_should_be_read_from_the_buffer_tail(void **state)
+{
+    struct evbuffer *b = evbuffer_new();
+    struct srv_framing_watch f;
+    char chunk[600];
+    int i;
+
+    (void)state;
+    srv_fw_init(&f, 1 << 20);
+    /* Already taken by the reader: not the watch's business. */
+    evbuffer_add(b, "old bytes", 9);
+    evbuffer_add(b, POST_TE, strlen(POST_TE));
+    assert_int_equal(srv_fw_feed_added(&f, b, strlen(POST_TE)), 0);
+    assert_int_equal(f.state, SRV_FW_CHUNK_SIZE);
+    /* Twenty chunks of 500 bytes, each in its own chain. */
+    for (i = 0; i < 20; i++) {
+        evbuffer_add(b, "1f4\r\n", 5);
+        assert_int_equal(srv_fw_feed_added(&f, b, 5), 0);
+        memset(chunk, 'a' + i, 500);
+        memcpy(chunk + 500, "\r\n", 2);
+        evbuffer_add_reference(b, chunk, 502, NULL, NULL);
+        /* The reference is gone by the next round: skip it now. */
+        assert_int_equal(srv_fw_feed_added(&f, b, 502), 0);
+        evbuffer_drain(b, evbuffer_get_length(b));
+    }
+    assert_int_equal(f.body, 20 * 500);
+    /* A size line split across added pieces, then a bad one. */
+    evbuffer_add(b, "0", 1);
+    evbuffer_add(b, "\r\n\r\n", 4);
+    assert_int_equal(srv_fw_feed_added(&f, b, 5), 0);
+    assert_int_equal(f.state, SRV_FW_REQUEST);
+    evbuffer_add(b, POST_TE "12", strlen(POST_TE) + 2);
+    evbuffer_add(b, "g\r\n", 3);
+    assert_int_equal(srv_fw_feed_added(&f, b, strlen(POST_TE) + 5), 1);
+    evbuffer_free(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(streams_should_be_judged_as_evhttp_parses_them),
+        cmocka_unit_test(req_start_should_mark_the_current_request),
+        cmocka_unit_test(added_bytes_should_be_read_from_the_buffer_tail),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

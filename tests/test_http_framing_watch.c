@@ -20,80 +20,95 @@
 #define POST_TE  "POST /filter HTTP/1.1\r\nHost: x\r\n" TE "\r\n"
 #define MAX_BODY 4096
 
+/* A stream and its length (some hold NUL bytes). */
+#define S(literal) literal, sizeof(literal) - 1
+
 static const struct {
     const char *name, *stream;
+    size_t len;
     enum srv_fw_state want;
 } cases[] = {
     /* Followed to the end: back at a request line. */
     { "Content-Length body, then a GET",
-      "POST / HTTP/1.1\r\nContent-Length: 3\r\n\r\nabcGET / HTTP/1.1\r\n\r\n",
+      S("POST / HTTP/1.1\r\nContent-Length: 3\r\n\r\nabcGET / "
+        "HTTP/1.1\r\n\r\n"),
       SRV_FW_REQUEST },
-    { "chunked with a trailer", POST_TE "2\r\n{}\r\n0\r\nX-T: 1\r\n\r\n",
+    { "chunked with a trailer", S(POST_TE "2\r\n{}\r\n0\r\nX-T: 1\r\n\r\n"),
       SRV_FW_REQUEST },
-    { "bare LF line ends", "POST / HTTP/1.1\n" TE "\n2\n{}\n0\n\n",
+    { "bare LF line ends", S("POST / HTTP/1.1\n" TE "\n2\n{}\n0\n\n"),
       SRV_FW_REQUEST },
     { "empty lines between chunks skipped",
-      POST_TE "2\r\n{}\r\n\r\n\r\n0\r\n\r\n", SRV_FW_REQUEST },
+      S(POST_TE "2\r\n{}\r\n\r\n\r\n0\r\n\r\n"), SRV_FW_REQUEST },
     { "no CRLF after the data: the next line is the size",
-      POST_TE "2\r\n{}0\r\n\r\n", SRV_FW_REQUEST },
+      S(POST_TE "2\r\n{}0\r\n\r\n"), SRV_FW_REQUEST },
     { "size followed by a space and anything",
-      POST_TE "2 ;x\r\n{}\r\n0\r\n\r\n", SRV_FW_REQUEST },
+      S(POST_TE "2 ;x\r\n{}\r\n0\r\n\r\n"), SRV_FW_REQUEST },
     { "0x prefix and + sign (strtoll)",
-      POST_TE "0x2\r\n{}\r\n+1\r\n}\r\n0\r\n\r\n", SRV_FW_REQUEST },
-    { "spaces only: size 0", POST_TE "   \r\n\r\n", SRV_FW_REQUEST },
+      S(POST_TE "0x2\r\n{}\r\n+1\r\n}\r\n0\r\n\r\n"), SRV_FW_REQUEST },
+    { "spaces only: size 0", S(POST_TE "   \r\n\r\n"), SRV_FW_REQUEST },
     { "TE value in another case, trailing blanks",
-      "POST / HTTP/1.1\r\ntransfer-encoding: ChUnKeD "
-      "\t\r\n\r\n1\r\nx\r\n0\r\n\r\n",
+      S("POST / HTTP/1.1\r\ntransfer-encoding: ChUnKeD "
+        "\t\r\n\r\n1\r\nx\r\n0\r\n\r\n"),
       SRV_FW_REQUEST },
-    { "HEAD reads no body", "HEAD / HTTP/1.1\r\nContent-Length: 5\r\n\r\n",
+    { "HEAD reads no body", S("HEAD / HTTP/1.1\r\nContent-Length: 5\r\n\r\n"),
       SRV_FW_REQUEST },
     { "Content-Length with + (strtoll takes it)",
-      "POST / HTTP/1.1\r\nContent-Length: +2\r\n\r\n{}", SRV_FW_REQUEST },
+      S("POST / HTTP/1.1\r\nContent-Length: +2\r\n\r\n{}"), SRV_FW_REQUEST },
     { "chunked beside Content-Length: chunked wins",
-      "POST / HTTP/1.1\r\nContent-Length: 100\r\n" TE "\r\n1\r\nx\r\n0\r\n\r\n",
+      S("POST / HTTP/1.1\r\nContent-Length: 100\r\n" TE
+        "\r\n1\r\nx\r\n0\r\n\r\n"),
       SRV_FW_REQUEST },
     { "size with a long tail after a space",
-      POST_TE "1 "
-              "................................................................"
-              "\r\nx\r\n0\r\n\r\n",
+      S(POST_TE
+        "1 "
+        "................................................................"
+        "\r\nx\r\n0\r\n\r\n"),
       SRV_FW_REQUEST },
     /* Corrupt: evhttp would say 413, the answer is 400. */
-    { "size not hex", POST_TE "zz\r\n{}\r\n0\r\n\r\n", SRV_FW_CORRUPT },
-    { "negative size", POST_TE "-2\r\n{}\r\n", SRV_FW_CORRUPT },
-    { "chunk extension", POST_TE "2;a=b\r\n{}\r\n", SRV_FW_CORRUPT },
-    { "bad size after a good chunk", POST_TE "1\r\n{\r\n1x\r\n}\r\n",
+    { "size not hex", S(POST_TE "zz\r\n{}\r\n0\r\n\r\n"), SRV_FW_CORRUPT },
+    { "negative size", S(POST_TE "-2\r\n{}\r\n"), SRV_FW_CORRUPT },
+    { "chunk extension", S(POST_TE "2;a=b\r\n{}\r\n"), SRV_FW_CORRUPT },
+    { "bad size after a good chunk", S(POST_TE "1\r\n{\r\n1x\r\n}\r\n"),
       SRV_FW_CORRUPT },
-    { "GET may have a body too", "GET / HTTP/1.1\r\n" TE "\r\nzz\r\n",
+    { "GET may have a body too", S("GET / HTTP/1.1\r\n" TE "\r\nzz\r\n"),
       SRV_FW_CORRUPT },
-    { "trailer line without a colon", POST_TE "0\r\nno colon\r\n\r\n",
+    { "trailer line without a colon", S(POST_TE "0\r\nno colon\r\n\r\n"),
       SRV_FW_CORRUPT },
     { "long size line with junk after the number",
-      POST_TE
-      "1x..............................................................."
-      "..........\r\n",
+      S(POST_TE
+        "1x..............................................................."
+        "..........\r\n"),
       SRV_FW_CORRUPT },
     { "second request's chunks",
-      "POST / HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}" POST_TE "q\r\n",
+      S("POST / HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}" POST_TE "q\r\n"),
       SRV_FW_CORRUPT },
     /* Not followed: evhttp's own answer stands. */
-    { "chunks over the cap", POST_TE "1001\r\n", SRV_FW_OFF },
+    { "chunks over the cap", S(POST_TE "1001\r\n"), SRV_FW_OFF },
     { "Content-Length over the cap",
-      "POST / HTTP/1.1\r\nContent-Length: 4097\r\n\r\n", SRV_FW_OFF },
+      S("POST / HTTP/1.1\r\nContent-Length: 4097\r\n\r\n"), SRV_FW_OFF },
     { "number longer than the line kept",
-      POST_TE "0000000000000000000000000000000000000000000000000000000000000000"
-              "0001\r\n",
+      S(POST_TE
+        "0000000000000000000000000000000000000000000000000000000000000000"
+        "0001\r\n"),
       SRV_FW_OFF },
     { "HEAD with chunked: its body is read as a request line",
-      "HEAD / HTTP/1.1\r\n" TE "\r\nzz\r\n", SRV_FW_OFF },
-    { "unknown method", "BREW /pot HTTP/1.1\r\n" TE "\r\nzz\r\n", SRV_FW_OFF },
-    { "folded header", "POST / HTTP/1.1\r\nX-A: 1\r\n b\r\n" TE "\r\nzz\r\n",
+      S("HEAD / HTTP/1.1\r\n" TE "\r\nzz\r\n"), SRV_FW_OFF },
+    { "unknown method", S("BREW /pot HTTP/1.1\r\n" TE "\r\nzz\r\n"),
+      SRV_FW_OFF },
+    { "folded header", S("POST / HTTP/1.1\r\nX-A: 1\r\n b\r\n" TE "\r\nzz\r\n"),
       SRV_FW_OFF },
     { "first Transfer-Encoding counts",
-      "POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n" TE "\r\nzz\r\n",
+      S("POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n" TE "\r\nzz\r\n"),
       SRV_FW_OFF },
-    { "folded trailer", POST_TE "0\r\nX-A: 1\r\n b\r\n\r\n", SRV_FW_OFF },
+    { "folded trailer", S(POST_TE "0\r\nX-A: 1\r\n b\r\n\r\n"), SRV_FW_OFF },
+    /* A line starting with NUL is empty to evhttp (a C string). */
+    { "NUL line between chunks is skipped",
+      S(POST_TE "\0zz\r\n2\r\n{}\r\n0\r\n\r\n"), SRV_FW_REQUEST },
+    { "NUL line ends the trailer", S(POST_TE "0\r\n\0x\r\n"), SRV_FW_REQUEST },
+    { "size cut by a NUL byte", S(POST_TE "2\0zz\r\n{}\r\n0\r\n\r\n"),
+      SRV_FW_REQUEST },
     { "Content-Length not a number",
-      "POST / HTTP/1.1\r\nContent-Length: 2x\r\n\r\nzz\r\n", SRV_FW_OFF },
+      S("POST / HTTP/1.1\r\nContent-Length: 2x\r\n\r\nzz\r\n"), SRV_FW_OFF },
 };
 
 static void expect(size_t i, const char *how, struct srv_framing_watch *f,
@@ -112,7 +127,7 @@ static void streams_should_be_judged_as_evhttp_parses_them(void **state)
     (void)state;
     for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const char *s = cases[i].stream;
-        size_t n = strlen(s);
+        size_t n = cases[i].len;
         struct srv_framing_watch f;
         int r = 0;
 

@@ -665,6 +665,142 @@ static void inflight_memory_should_refuse_big_requests_with_503(void **state)
     harness_free(&h);
 }
 
+/* ---- big requests off the connection's thread -------------------- */
+
+/* POST /wait: a handler that runs until the test releases it (10 s at
+ * most), as a long evaluation does. */
+static void wait_handler(struct server *s, const struct srv_request *req,
+                         struct srv_response *r, void *arg)
+{
+    int waited = 0;
+
+    (void)s;
+    (void)req;
+    (void)arg;
+    atomic_store(&hold_state, 1);
+    while (atomic_load(&hold_state) != 2 && waited++ < 1000)
+        usleep(10 * 1000);
+    srv_reply_text(r, 200, "waited\n");
+}
+
+static void start_wait_server(struct harness *h, const char *const *args)
+{
+    struct err e = { "" };
+
+    atomic_store(&hold_state, 0);
+    harness_new(h, args);
+    if (srv_register_verb(h->srv, "filter", echo_server_handler, NULL, &e) ||
+        srv_register_verb(h->srv, "wait", wait_handler, NULL, &e))
+        fail_msg("%s", e.msg);
+    harness_start(h);
+}
+
+static void wait_for_hold(void)
+{
+    double t0 = now_ms();
+
+    while (atomic_load(&hold_state) != 1 && now_ms() - t0 < 5000)
+        usleep(5 * 1000);
+    assert_int_equal(atomic_load(&hold_state), 1);
+}
+
+/*
+ * One worker: while the handler of a big request (1.1 MiB body) runs, the
+ * same worker still answers small requests, on a kept-alive connection
+ * too, since the big one is evaluated on the pool (http_offload.c).
+ */
+static void big_requests_should_not_hold_up_their_worker(void **state)
+{
+    static const char *const args[] = { "--workers", "1", NULL };
+    size_t big_len = (1u << 20) + (100u << 10);
+    char *big = malloc(big_len), url[256];
+    struct hold_client hc = { .len = big_len };
+    struct http_result r;
+    struct harness h;
+    CURL *keep = curl_easy_init();
+    pthread_t t;
+    int i;
+
+    (void)state;
+    memset(big, ' ', big_len);
+    hc.body = big;
+    start_wait_server(&h, args);
+    snprintf(hc.url, sizeof(hc.url), "%s/wait", h.url);
+    snprintf(url, sizeof(url), "%s/filter", h.url);
+    assert_int_equal(pthread_create(&t, NULL, hold_client_main, &hc), 0);
+    wait_for_hold();
+    for (i = 0; i < 3; i++) {
+        double t0 = now_ms();
+
+        assert_int_equal(http_do(keep, "POST", url, "{}", 2, &r), CURLE_OK);
+        assert_int_equal(r.status, 200);
+        assert_string_equal(r.body, "{}");
+        print_message("small request %d beside the big one: %.1f ms\n", i,
+                      now_ms() - t0);
+        assert_true(now_ms() - t0 < 2000);
+        http_result_free(&r);
+    }
+    /* Still running: the small ones did not wait for it. */
+    assert_int_equal(atomic_load(&hold_state), 1);
+    atomic_store(&hold_state, 2);
+    pthread_join(t, NULL);
+    assert_int_equal(hc.r.status, 200);
+    assert_string_equal(hc.r.body, "waited\n");
+    http_result_free(&hc.r);
+    curl_easy_cleanup(keep);
+    free(big);
+    harness_free(&h);
+}
+
+static void *release_later(void *arg)
+{
+    (void)arg;
+    usleep(1500 * 1000);
+    atomic_store(&hold_state, 2);
+    return NULL;
+}
+
+/*
+ * Shutdown past the grace period with one big request running on the
+ * pool and another queued behind it: the worker waits for the running
+ * handler, drops both (their connections close unanswered, as any
+ * request still in flight after the grace period), and nothing leaks or
+ * is used after it is freed (ASan, TSan).
+ */
+static void shutdown_should_drop_offloaded_requests(void **state)
+{
+    static const char *const args[] = { "--workers", "1", "--shutdown-grace",
+                                        "1", NULL };
+    size_t big_len = (1u << 20) + (100u << 10);
+    char *big = malloc(big_len);
+    struct hold_client a = { .len = big_len }, b = { .len = big_len };
+    struct harness h;
+    pthread_t ta, tb, rel;
+
+    (void)state;
+    memset(big, ' ', big_len);
+    a.body = b.body = big;
+    start_wait_server(&h, args);
+    snprintf(a.url, sizeof(a.url), "%s/wait", h.url);
+    snprintf(b.url, sizeof(b.url), "%s/filter", h.url);
+    assert_int_equal(pthread_create(&ta, NULL, hold_client_main, &a), 0);
+    wait_for_hold();
+    assert_int_equal(pthread_create(&tb, NULL, hold_client_main, &b), 0);
+    usleep(300 * 1000); /* b is read and queued behind a */
+    assert_int_equal(pthread_create(&rel, NULL, release_later, NULL), 0);
+    harness_free(&h);
+    pthread_join(rel, NULL);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    print_message("running: curl %d, HTTP %ld; queued: curl %d, HTTP %ld\n",
+                  a.r.code, a.r.status, b.r.code, b.r.status);
+    assert_int_not_equal(a.r.status, 200);
+    assert_int_not_equal(b.r.status, 200);
+    http_result_free(&a.r);
+    http_result_free(&b.r);
+    free(big);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -678,6 +814,8 @@ int main(void)
         cmocka_unit_test(idle_connections_should_not_lock_out_valid_requests),
         cmocka_unit_test(stalled_bodies_should_stay_within_the_memory_cap),
         cmocka_unit_test(inflight_memory_should_refuse_big_requests_with_503),
+        cmocka_unit_test(big_requests_should_not_hold_up_their_worker),
+        cmocka_unit_test(shutdown_should_drop_offloaded_requests),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,6 +27,7 @@
 #include "server/http/http_builtin_routes.h"
 #include "server/http/http_conns.h"
 #include "server/http/http_listen.h"
+#include "server/http/http_offload.h"
 #include "server/http/http_server_metrics.h"
 #include "server/http/http_tls.h"
 #include "server/http/http_worker.h"
@@ -61,12 +62,14 @@ static int start_threads(struct server *s, struct err *e)
     sigset_t block, old;
     int i, rc = 0;
 
-    /* Workers never take the signals srv_run() handles. */
+    /* Workers and the offload pool never take the signals srv_run()
+     * handles. */
     sigemptyset(&block);
     sigaddset(&block, SIGTERM);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &block, &old);
+    rc = srv_offload_start(s, s->n_workers, e);
     for (i = 0; i < s->n_workers && rc == 0; i++) {
         struct srv_worker *w = &s->workers[i];
 
@@ -188,6 +191,7 @@ void srv_free(struct server *s)
         return;
     srv_stop(s);
     srv_wait(s);
+    srv_offload_stop(s);
     for (i = 0; i < s->n_workers; i++)
         srv_worker_free(&s->workers[i]);
     free(s->workers);

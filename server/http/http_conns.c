@@ -12,7 +12,9 @@
  * on a connection moves it to the newest end of a list, so the connection
  * silent for longest is at the oldest end. Callbacks on the bufferevent's
  * input and output buffers count the bytes received and not yet answered
- * and the answers not yet written in the server's memory in flight.
+ * and the answers not yet written in the server's memory in flight; the
+ * input callback also feeds the framing watch (http_framing_watch.h),
+ * which turns a corrupt chunked body into a 400.
  */
 #include "server/http/http_conns.h"
 
@@ -416,7 +418,10 @@ static int shed_idle(struct srv_conns *c)
     for (k = c->oldest; k && looked < 8; k = k->newer, looked++) {
         if (k->last_active > limit)
             return 0;
-        if (evbuffer_get_length(bufferevent_get_output(k->bev)) != 0)
+        /* An answer being written, or being computed (evhttp stops
+         * reading while its request is with the handler). */
+        if (evbuffer_get_length(bufferevent_get_output(k->bev)) != 0 ||
+            !(bufferevent_get_enabled(k->bev) & EV_READ))
             continue;
         shutdown(bufferevent_getfd(k->bev), SHUT_RDWR);
         /* Not a candidate again while evhttp gets round to it. */

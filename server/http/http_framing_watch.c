@@ -179,12 +179,15 @@ static void trailer_line(struct srv_framing_watch *f, const char *l, int whole)
 static void end_line(struct srv_framing_watch *f)
 {
     uint64_t len = f->line_len;
-    int whole;
+    int whole, empty;
 
     if (len && f->last == '\r')
         len--;
     whole = len <= SRV_FW_LINE;
     f->line[whole ? len : SRV_FW_LINE] = '\0';
+    /* evhttp reads lines as C strings: one starting with a NUL byte is
+     * empty to it. */
+    empty = f->line[0] == '\0';
     f->n = 0;
     f->line_len = 0;
     switch (f->state) {
@@ -192,17 +195,17 @@ static void end_line(struct srv_framing_watch *f)
         request_line(f, f->line, whole ? (size_t)len : SRV_FW_LINE);
         break;
     case SRV_FW_HEADERS:
-        if (len == 0)
+        if (empty)
             headers_end(f);
         else
             header_line(f, f->line, whole);
         break;
     case SRV_FW_CHUNK_SIZE:
-        if (len != 0)
+        if (!empty)
             chunk_size_line(f, f->line, whole);
         break;
     case SRV_FW_TRAILER:
-        if (len == 0)
+        if (empty)
             start_request(f);
         else
             trailer_line(f, f->line, whole);

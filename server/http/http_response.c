@@ -113,13 +113,16 @@ size_t srv_send_response(struct srv_worker *w, struct evhttp_request *req,
         if (cmd == EVHTTP_REQ_HEAD && b)
             evbuffer_drain(b, evbuffer_get_length(b));
     }
-    w->busy++;
-    evhttp_request_set_on_complete_cb(req, srv_on_complete, w);
     /* A reply that is never completely written (the client reset the
      * connection, or stopped reading until the timeout) gets no
      * srv_on_complete; the connection's close callback (http_conns.c)
-     * settles it instead. */
+     * settles it instead. Without a connection (gone while an offloaded
+     * handler ran) evhttp just frees the request. */
     evcon = evhttp_request_get_connection(req);
+    if (evcon) {
+        w->busy++;
+        evhttp_request_set_on_complete_cb(req, srv_on_complete, w);
+    }
     evhttp_send_reply(req, r->status, NULL, b);
     /* After evhttp_send_reply, which re-enables reading to see a close. */
     if (evcon)

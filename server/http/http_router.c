@@ -11,11 +11,13 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "server/http/http.h"
 #include "server/http/http_body.h"
+#include "server/http/http_offload.h"
 #include "server/http/http_response.h"
 #include "server/http/http_route_metrics.h"
 #include "server/common/log.h"
@@ -97,6 +99,109 @@ static void log_request(const struct srv_request *q, int status, size_t bytes,
            LOG_F("duration_ms", secs * 1000.0));
 }
 
+/*
+ * One request between evhttp's callback and the answer written. On the
+ * worker's stack for most; a copy on the heap, queued as a job, when its
+ * body is big (http_offload.h).
+ */
+struct srv_call {
+    struct srv_job job; /* offloaded: the queue's view of the call */
+    struct srv_worker *w;
+    struct evhttp_request *req;
+    struct srv_route *rt;
+    struct srv_request q;
+    struct srv_response r;
+    struct arena a;
+    double t0;
+    char msg[256];
+};
+
+/* Run the route's handler and settle what it left (memory, no answer).
+ * On the worker's thread, or a pool thread for a big body. */
+static void call_handle(struct srv_call *c)
+{
+    struct server *s = c->w->srv;
+
+    c->rt->fn(s, &c->q, &c->r, c->rt->arg);
+    if (c->a.over)
+        srv_refuse_memory(s, &c->a, c->q.body_len, &c->r, c->msg,
+                          sizeof(c->msg));
+    else if (!c->r.replied) {
+        LOG_ERROR("handler for %s sent no response", c->rt->path);
+        srv_reply_text(&c->r, 500, "handler sent no response\n");
+    }
+}
+
+/* On the worker's thread: write the answer, count it, log it, free the
+ * request's memory. */
+static void call_finish(struct srv_call *c)
+{
+    struct server *s = c->w->srv;
+    size_t sent = srv_send_response(c->w, c->req, &c->r);
+    double dt = now_mono() - c->t0;
+    int oc = c->r.status >= 500 ? 2 : c->r.status >= 400 ? 1 : 0;
+    int big;
+
+    metrics_counter_add(srv_route_counter(s, c->rt, c->r.status), 1);
+    metrics_histogram_observe(srv_route_histogram(s, c->rt, oc), dt);
+    log_request(&c->q, c->r.status, sent, dt);
+    big = c->a.total + c->a.charged > SRV_TRIM_AFTER;
+    arena_destroy(&c->a);
+#ifdef __GLIBC__
+    /* Give a big request's memory back to the system rather than keep
+     * it resident in malloc's free lists. */
+    if (big)
+        malloc_trim(0);
+#endif
+}
+
+static void job_run(struct srv_job *j)
+{
+    call_handle((struct srv_call *)j);
+}
+
+static void job_finish(struct srv_job *j)
+{
+    struct srv_call *c = (struct srv_call *)j;
+
+    c->w->busy--; /* srv_send_response counts it again until written */
+    call_finish(c);
+    free(c);
+}
+
+/* The worker is gone: evhttp has freed the request with its connection. */
+static void job_drop(struct srv_job *j)
+{
+    struct srv_call *c = (struct srv_call *)j;
+
+    arena_destroy(&c->a);
+    free(c);
+}
+
+/*
+ * A big body: hand the call to the pool and return to the event loop.
+ * Returns 0 when queued; -1 (no pool, no memory) and the caller runs it.
+ */
+static int call_offload(struct srv_call *c)
+{
+    struct srv_call *h = malloc(sizeof(*h));
+
+    if (!h)
+        return -1;
+    *h = *c;
+    h->q.arena = &h->a;
+    h->job.w = c->w;
+    h->job.run = job_run;
+    h->job.finish = job_finish;
+    h->job.drop = job_drop;
+    if (srv_offload_submit(c->w->srv, &h->job) != 0) {
+        free(h);
+        return -1;
+    }
+    c->w->busy++;
+    return 0;
+}
+
 /* The evhttp generic callback: every request of a worker comes here. */
 void srv_route_request(struct evhttp_request *req, void *arg)
 {
@@ -104,69 +209,48 @@ void srv_route_request(struct evhttp_request *req, void *arg)
     struct server *s = w->srv;
     const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
     const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
-    struct srv_response r = { .ev = req };
-    struct srv_request q = { 0 };
-    struct srv_route *rt;
-    struct arena a;
+    struct srv_call c = { .w = w, .req = req, .t0 = now_mono() };
     const char *framing;
-    char msg[256];
-    int big;
-    double t0 = now_mono(), dt;
-    size_t sent, len;
-    int oc;
+    size_t len;
 
-    arena_init(&a, 0);
+    c.r.ev = req;
+    arena_init(&c.a, 0);
     /* Bounded by the body's size (set once it is known) and in total. */
-    a.budget = &s->mem;
+    c.a.budget = &s->mem;
     len = evbuffer_get_length(evhttp_request_get_input_buffer(req));
-    a.limit = srv_request_memory_limit(s, len);
-    a.reserve = srv_request_reserve(s, len);
-    q.method = method_name(evhttp_request_get_command(req));
-    q.path = path && *path ? path : "/";
-    q.arena = &a;
-    q.ev = req;
-    rt = find_route(s, q.path);
+    c.a.limit = srv_request_memory_limit(s, len);
+    c.a.reserve = srv_request_reserve(s, len);
+    c.q.method = method_name(evhttp_request_get_command(req));
+    c.q.path = path && *path ? path : "/";
+    c.q.arena = &c.a;
+    c.q.ev = req;
+    c.rt = find_route(s, c.q.path);
     if ((framing = srv_framing_error(req))) {
-        rt = &s->unmatched;
-        srv_response_header(&r, "Connection", "close");
-        srv_reply_text(&r, 400, framing);
-    } else if (!rt) {
-        rt = &s->unmatched;
-        srv_reply_text(&r, 404, "404 page not found\n");
-    } else if (!method_allowed(rt->methods, evhttp_request_get_command(req))) {
-        reply_method_not_allowed(rt, &r);
+        c.rt = &s->unmatched;
+        srv_response_header(&c.r, "Connection", "close");
+        srv_reply_text(&c.r, 400, framing);
+    } else if (!c.rt) {
+        c.rt = &s->unmatched;
+        srv_reply_text(&c.r, 404, "404 page not found\n");
+    } else if (!method_allowed(c.rt->methods,
+                               evhttp_request_get_command(req))) {
+        reply_method_not_allowed(c.rt, &c.r);
     } else if (s->mem.cap &&
-               atomic_load(&s->mem.used) > s->mem.cap - a.reserve) {
-        a.over = ARENA_OVER_BUDGET;
-        srv_refuse_memory(s, &a, 0, &r, msg, sizeof(msg));
-    } else if (!(q.body = srv_body_copy(req, &a, &q.body_len))) {
-        if (a.over)
-            srv_refuse_memory(s, &a, q.body_len, &r, msg, sizeof(msg));
+               atomic_load(&s->mem.used) > s->mem.cap - c.a.reserve) {
+        c.a.over = ARENA_OVER_BUDGET;
+        srv_refuse_memory(s, &c.a, 0, &c.r, c.msg, sizeof(c.msg));
+    } else if (!(c.q.body = srv_body_copy(req, &c.a, &c.q.body_len))) {
+        if (c.a.over)
+            srv_refuse_memory(s, &c.a, c.q.body_len, &c.r, c.msg,
+                              sizeof(c.msg));
         else
-            srv_reply_text(&r, 500, "out of memory\n");
+            srv_reply_text(&c.r, 500, "out of memory\n");
+    } else if (c.q.body_len > SRV_OFFLOAD_BODY && call_offload(&c) == 0) {
+        return;
     } else {
-        rt->fn(s, &q, &r, rt->arg);
-        if (a.over)
-            srv_refuse_memory(s, &a, q.body_len, &r, msg, sizeof(msg));
-        else if (!r.replied) {
-            LOG_ERROR("handler for %s sent no response", rt->path);
-            srv_reply_text(&r, 500, "handler sent no response\n");
-        }
+        call_handle(&c);
     }
-    sent = srv_send_response(w, req, &r);
-    dt = now_mono() - t0;
-    oc = r.status >= 500 ? 2 : r.status >= 400 ? 1 : 0;
-    metrics_counter_add(srv_route_counter(s, rt, r.status), 1);
-    metrics_histogram_observe(srv_route_histogram(s, rt, oc), dt);
-    log_request(&q, r.status, sent, dt);
-    big = a.total + a.charged > SRV_TRIM_AFTER;
-    arena_destroy(&a);
-#ifdef __GLIBC__
-    /* Give a big request's memory back to the system rather than keep
-     * it resident in malloc's free lists. */
-    if (big)
-        malloc_trim(0);
-#endif
+    call_finish(&c);
 }
 
 int srv_register_route(struct server *s, const char *path, unsigned methods,

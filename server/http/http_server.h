@@ -21,6 +21,7 @@ struct srv_request;
 struct srv_response;
 struct srv_worker;
 struct ssl_ctx_st;
+struct srv_offload;
 
 /*
  * A route handler. Runs on a worker thread; many run at once, so it must
@@ -73,6 +74,7 @@ struct server {
     struct ssl_ctx_st *ssl_ctx;
     struct srv_worker *workers;
     int n_workers;
+    struct srv_offload *offload; /* big requests' handlers (http_offload.c) */
     int started;
     atomic_int stopping;
     double start_time; /* Unix seconds */

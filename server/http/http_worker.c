@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "server/http/http_offload.h"
 #include "server/http/http_router.h"
 #include "server/http/http_tls.h"
 #include "server/common/log.h"
@@ -76,6 +77,8 @@ void *srv_worker_main(void *arg)
 
     srv_this_worker = w;
     event_base_dispatch(w->base);
+    /* Handlers still running for this worker's requests read them. */
+    srv_offload_quiesce(w->srv, w);
     /* Closes the connections left (idle keep-alives, stragglers). */
     evhttp_free(w->http);
     w->http = NULL;

@@ -64,6 +64,16 @@ int main(int argc, char **argv)
      */
     mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
     mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
+    /*
+     * One malloc arena for every thread. A big request's body is copied on
+     * its worker's thread and parsed on an offload thread: with an arena
+     * per thread its pieces and their free space were split across two,
+     * which kept more memory resident (6.9 x the body instead of 5.8, and
+     * 311 MB against the shipped 256Mi limit under a stream of 16 MiB
+     * bodies) and had pages faulted in again for each request (a
+     * 1,000-node full-object filter took 135 ms instead of 80).
+     */
+    mallopt(M_ARENA_MAX, 1);
     rc = cli_take_plugin_flags(&argc, argv);
     if (rc == 0)
         rc = run(argc, argv);

@@ -8,9 +8,6 @@
 
 #include <event2/buffer.h>
 #include <event2/http.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,9 +18,6 @@
 #include "server/http/http_response.h"
 #include "server/http/http_route_metrics.h"
 #include "server/common/log.h"
-
-/* A request whose memory passed this has it trimmed back afterwards. */
-#define SRV_TRIM_AFTER (16u << 20)
 
 static double now_mono(void)
 {
@@ -147,12 +141,8 @@ static void call_finish(struct srv_call *c)
     log_request(&c->q, c->r.status, sent, dt);
     big = c->a.total + c->a.charged > SRV_TRIM_AFTER;
     arena_destroy(&c->a);
-#ifdef __GLIBC__
-    /* Give a big request's memory back to the system rather than keep
-     * it resident in malloc's free lists. */
     if (big)
-        malloc_trim(0);
-#endif
+        srv_worker_big_done(c->w);
 }
 
 static void job_run(struct srv_job *j)

@@ -95,6 +95,8 @@ struct server {
     atomic_llong mem_receiving; /* the part of mem.used still being read:
                                  * at most half of the cap (the rest is
                                  * for answering) */
+    atomic_llong last_big_ms;   /* ms, monotonic: a big request finished
+                                 * (http_worker.c: malloc_trim once quiet) */
     struct metrics_counter *mem_refused_request;
     struct metrics_counter *mem_refused_inflight;
 };

@@ -9,6 +9,10 @@
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/listener.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
@@ -32,6 +36,52 @@ static void on_accept_error(struct evconnlistener *l, void *arg)
     (void)arg;
     if (srv_this_worker)
         srv_conns_accept_failed(&srv_this_worker->conns, EVUTIL_SOCKET_ERROR());
+}
+
+static long long mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void on_trim(evutil_socket_t fd, short what, void *arg)
+{
+    struct srv_worker *w = arg;
+    long long quiet = mono_ms() - atomic_load(&w->srv->last_big_ms);
+
+    (void)fd;
+    (void)what;
+    if (quiet < SRV_TRIM_QUIET_MS) {
+        struct timeval tv = { 0, (SRV_TRIM_QUIET_MS - quiet) * 1000 };
+
+        event_add(w->trim_ev, &tv);
+        return;
+    }
+#ifdef __GLIBC__
+    /* Give the big requests' memory back to the system rather than keep
+     * it resident in malloc's free lists. */
+    malloc_trim(0);
+#endif
+}
+
+void srv_worker_big_done(struct srv_worker *w)
+{
+    struct timeval tv = { SRV_TRIM_QUIET_MS / 1000,
+                          SRV_TRIM_QUIET_MS % 1000 * 1000 };
+
+    atomic_store(&w->srv->last_big_ms, mono_ms());
+#ifdef __GLIBC__
+    /* Free memory kept past half of --max-inflight-bytes: at once, so
+     * that a stream of big requests stays within the memory limit. */
+    if ((long long)mallinfo2().fordblks > w->srv->mem.cap / 2) {
+        malloc_trim(0);
+        return;
+    }
+#endif
+    if (!evtimer_pending(w->trim_ev, NULL))
+        evtimer_add(w->trim_ev, &tv);
 }
 
 static void drain_check(evutil_socket_t fd, short what, void *arg)
@@ -100,7 +150,8 @@ int srv_worker_init(struct server *s, struct srv_worker *w, struct err *e)
     w->http = evhttp_new(w->base);
     w->drain_ev = event_new(w->base, -1, 0, on_drain, w);
     w->check_ev = event_new(w->base, -1, EV_PERSIST, drain_check, w);
-    if (!w->http || !w->drain_ev || !w->check_ev)
+    w->trim_ev = evtimer_new(w->base, on_trim, w);
+    if (!w->http || !w->drain_ev || !w->check_ev || !w->trim_ev)
         return err_set(e, "worker %d: out of memory", w->index);
     evhttp_set_timeout_tv(w->http, &w->read_tv);
     evhttp_set_max_body_size(w->http, o->max_body_bytes);
@@ -134,6 +185,8 @@ void srv_worker_free(struct srv_worker *w)
         event_free(w->drain_ev);
     if (w->check_ev)
         event_free(w->check_ev);
+    if (w->trim_ev)
+        event_free(w->trim_ev);
     if (w->base)
         event_base_free(w->base);
     memset(w, 0, sizeof(*w));

@@ -24,6 +24,7 @@ struct srv_worker {
     struct evhttp_bound_socket *bound;
     struct event *drain_ev; /* activated by srv_stop() from any thread */
     struct event *check_ev; /* while draining: are we idle yet? */
+    struct event *trim_ev;  /* a quiet second after a big request */
     struct timeval read_tv, idle_tv;
     struct timespec drain_deadline;
     int busy; /* requests dispatched and not yet fully written */
@@ -43,6 +44,18 @@ int srv_worker_init(struct server *s, struct srv_worker *w, struct err *e);
 
 /* The worker thread (arg: the worker): serve until drained. */
 void *srv_worker_main(void *arg);
+
+/*
+ * A request that used more than SRV_TRIM_AFTER bytes has finished on w:
+ * once no such request has finished for SRV_TRIM_QUIET_MS, malloc's free
+ * memory goes back to the system. Not at once: during a run of big
+ * requests it is reused, rather than faulted in again for each; unless
+ * malloc keeps more free memory than half of --max-inflight-bytes, which
+ * is given back at once.
+ */
+#define SRV_TRIM_AFTER    (16u << 20)
+#define SRV_TRIM_QUIET_MS 1000
+void srv_worker_big_done(struct srv_worker *w);
 
 /* Free what srv_worker_init made and zero w. */
 void srv_worker_free(struct srv_worker *w);

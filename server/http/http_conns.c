@@ -47,7 +47,8 @@ struct srv_conn {
     size_t in_held;      /* bytes received and not yet answered */
     double throttled_at; /* ms; 0 while reading freely */
     struct srv_framing_watch fw;
-    uint64_t consumed; /* input bytes evhttp has taken */
+    uint64_t consumed;   /* input bytes evhttp has taken */
+    int corrupt_pending; /* a corrupt chunked request waits its turn */
 };
 
 static double now_ms(void)
@@ -208,27 +209,38 @@ static void on_throttle_tick(evutil_socket_t fd, short what, void *arg)
 
 /*
  * The framing watch found a chunk size or trailer line that evhttp will
- * reject, and answer 413 as if the body were too long. When evhttp is
- * reading that very request (everything before it taken, no answer being
- * written): stop reading, take what is unread away before evhttp looks
- * at it (evhttp parses right after this callback, reading disabled or
- * not; the request fails anyway), and fail the connection as a read
- * error, which evhttp answers with 400 and closes. Else (a request
- * pipelined behind one still being answered) evhttp's 413 stands.
+ * reject, and answer 413 as if the body were too long. Fail the
+ * connection as a read error instead, which evhttp answers with 400 and
+ * closes: stop reading, take what is unread away before evhttp looks at
+ * it (it parses right after the input callback, reading disabled or not;
+ * the request fails anyway), and raise the error from the event loop.
+ * Only while evhttp is reading that very request: everything before it
+ * taken and no answer being written. Until then (a request pipelined
+ * behind one being answered) it waits, and on_conn_output tries again
+ * once an answer is out.
  */
-static void refuse_corrupt_chunk(struct srv_conn *k, struct evbuffer *in)
+static int evhttp_reads_corrupt_request(const struct srv_conn *k)
 {
-    if (k->consumed >= k->fw.req_start && !k->throttled_at &&
-        evbuffer_get_length(bufferevent_get_output(k->bev)) == 0) {
-        bufferevent_disable(k->bev, EV_READ);
-        /* Calls on_conn_input again, with n_deleted only. */
-        evbuffer_drain(in, evbuffer_get_length(in));
-        bufferevent_trigger_event(k->bev, BEV_EVENT_READING,
-                                  BEV_TRIG_DEFER_CALLBACKS);
-        metrics_counter_add(k->owner->srv->chunk_refused, 1);
-    } else {
-        k->fw.state = SRV_FW_OFF;
+    return k->consumed >= k->fw.req_start && !k->throttled_at &&
+           evbuffer_get_length(bufferevent_get_output(k->bev)) == 0;
+}
+
+static void refuse_corrupt_chunk(struct srv_conn *k)
+{
+    struct evbuffer *in = bufferevent_get_input(k->bev);
+
+    if (!evhttp_reads_corrupt_request(k)) {
+        k->corrupt_pending = 1;
+        return;
     }
+    k->corrupt_pending = 0;
+    k->fw.state = SRV_FW_OFF;
+    bufferevent_disable(k->bev, EV_READ);
+    /* Calls on_conn_input again, with n_deleted only. */
+    evbuffer_drain(in, evbuffer_get_length(in));
+    bufferevent_trigger_event(k->bev, BEV_EVENT_READING,
+                              BEV_TRIG_DEFER_CALLBACKS);
+    metrics_counter_add(k->owner->srv->chunk_refused, 1);
 }
 
 static void on_conn_input(struct evbuffer *buf,
@@ -246,8 +258,8 @@ static void on_conn_input(struct evbuffer *buf,
     atomic_fetch_add(&s->mem.used, (long long)info->n_added);
     atomic_fetch_add(&s->mem_receiving, (long long)info->n_added);
     if (srv_fw_feed_added(&k->fw, buf, info->n_added))
-        refuse_corrupt_chunk(k, buf);
-    if (!k->throttled_at && k->fw.state != SRV_FW_CORRUPT && over_budget(s))
+        refuse_corrupt_chunk(k);
+    if (!k->throttled_at && !k->corrupt_pending && over_budget(s))
         throttle(k->owner, k);
     k->last_active = now_ms();
     if (k->owner->newest != k) {
@@ -268,7 +280,6 @@ static void on_conn_output(struct evbuffer *buf,
     struct server *s = k->owner->srv;
     long long d = (long long)info->n_added - (long long)info->n_deleted;
 
-    (void)buf;
     if (info->n_added) {
         size_t left = evbuffer_get_length(bufferevent_get_input(k->bev));
         long long in = (long long)left - (long long)k->in_held;
@@ -278,6 +289,9 @@ static void on_conn_output(struct evbuffer *buf,
         k->in_held = left;
     }
     atomic_fetch_add(&s->mem.used, d);
+    /* An answer is out: the corrupt request may be evhttp's turn now. */
+    if (k->corrupt_pending && info->n_deleted && !evbuffer_get_length(buf))
+        refuse_corrupt_chunk(k);
 }
 
 /* ---- lingering close ---------------------------------------------- */

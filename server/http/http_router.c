@@ -99,7 +99,7 @@ static void log_request(const struct srv_request *q, int status, size_t bytes,
  * body is big (http_offload.h).
  */
 struct srv_call {
-    struct srv_job job; /* offloaded: the queue's view of the call */
+    struct srv_job job; /* first: a queued job is its call */
     struct srv_worker *w;
     struct evhttp_request *req;
     struct srv_route *rt;

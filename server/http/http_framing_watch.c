@@ -188,7 +188,6 @@ static void end_line(struct srv_framing_watch *f)
     /* evhttp reads lines as C strings: one starting with a NUL byte is
      * empty to it. */
     empty = f->line[0] == '\0';
-    f->n = 0;
     f->line_len = 0;
     switch (f->state) {
     case SRV_FW_REQUEST:
@@ -215,29 +214,43 @@ static void end_line(struct srv_framing_watch *f)
     }
 }
 
+static int in_data(const struct srv_framing_watch *f)
+{
+    return f->state == SRV_FW_BODY || f->state == SRV_FW_CHUNK_DATA;
+}
+
+/* Pass over up to n bytes of body or chunk data; returns how many. */
+static size_t skip_data(struct srv_framing_watch *f, size_t n)
+{
+    size_t k = f->left < n ? (size_t)f->left : n;
+
+    f->left -= k;
+    f->fed += k;
+    if (f->left == 0)
+        data_done(f);
+    return k;
+}
+
 int srv_fw_feed(struct srv_framing_watch *f, const char *p, size_t n)
 {
     while (n > 0 && f->state != SRV_FW_OFF && f->state != SRV_FW_CORRUPT) {
         const char *nl;
-        size_t k, keep;
+        size_t k, kept, keep;
 
-        if (f->state == SRV_FW_BODY || f->state == SRV_FW_CHUNK_DATA) {
-            k = f->left < n ? (size_t)f->left : n;
-            f->left -= k;
-            f->fed += k;
+        if (in_data(f)) {
+            k = skip_data(f, n);
             p += k;
             n -= k;
-            if (f->left == 0)
-                data_done(f);
             continue;
         }
         nl = memchr(p, '\n', n);
         k = nl ? (size_t)(nl - p) : n;
-        keep = sizeof(f->line) - 1 - f->n;
+        kept = f->line_len < sizeof(f->line) - 1 ? (size_t)f->line_len
+                                                 : sizeof(f->line) - 1;
+        keep = sizeof(f->line) - 1 - kept;
         if (keep > k)
             keep = k;
-        memcpy(f->line + f->n, p, keep);
-        f->n += keep;
+        memcpy(f->line + kept, p, keep);
         if (k)
             f->last = p[k - 1];
         f->line_len += k;
@@ -261,12 +274,8 @@ int srv_fw_feed_added(struct srv_framing_watch *f, struct evbuffer *buf,
     if (f->state == SRV_FW_OFF || f->state == SRV_FW_CORRUPT)
         return f->state == SRV_FW_CORRUPT;
     /* Body bytes need no look. */
-    if ((f->state == SRV_FW_BODY || f->state == SRV_FW_CHUNK_DATA) &&
-        f->left >= n_added) {
-        f->left -= n_added;
-        f->fed += n_added;
-        if (f->left == 0)
-            data_done(f);
+    if (in_data(f) && f->left >= n_added) {
+        skip_data(f, n_added);
         return 0;
     }
     if (n_added > len ||

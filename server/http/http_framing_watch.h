@@ -50,9 +50,9 @@ struct srv_framing_watch {
     uint64_t left;          /* bytes of body or chunk data still to come */
     uint64_t body;          /* chunk data of this body so far */
     uint64_t content_length;
-    uint64_t max_body; /* --max-body-bytes */
-    size_t n;          /* bytes kept in line[] */
-    char line[SRV_FW_LINE + 2];
+    uint64_t max_body;          /* --max-body-bytes */
+    char line[SRV_FW_LINE + 2]; /* its first bytes (line_len of them, at most
+                                   SRV_FW_LINE + 1) */
 };
 
 /* Start watching a connection from its first byte. */

@@ -8,12 +8,24 @@
 #include "server/http/http_offload.h"
 
 #include <event2/event.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "server/common/log.h"
 #include "server/http/http_worker.h"
 
 enum { SRV_JOB_QUEUED, SRV_JOB_RUNNING, SRV_JOB_DONE, SRV_JOB_CANCELLED };
+
+struct srv_offload {
+    pthread_mutex_t lock;
+    pthread_cond_t work;    /* a job queued, or stopping */
+    pthread_cond_t settled; /* a job's handler returned */
+    struct srv_job *all;    /* jobs not yet finished or dropped */
+    struct srv_job *head, *tail;
+    pthread_t *threads;
+    int n_threads;
+    int stopping;
+};
 
 static void unlink_job(struct srv_offload *o, struct srv_job *j)
 {

@@ -9,7 +9,6 @@
 #ifndef SERVER_HTTP_HTTP_OFFLOAD_H
 #define SERVER_HTTP_HTTP_OFFLOAD_H
 
-#include <pthread.h>
 
 #include "kube/base/err.h"
 #include "server/http/http_server.h"
@@ -27,21 +26,10 @@ struct srv_job {
     struct srv_job *queued;      /* the queue, oldest first */
     struct srv_worker *w;
     struct event *done;               /* on w's base: the handler returned */
-    int state;                        /* SRV_JOB_* */
+    int state;                        /* http_offload.c: SRV_JOB_* */
     void (*run)(struct srv_job *);    /* pool thread: the handler */
     void (*finish)(struct srv_job *); /* worker thread: answer, free */
     void (*drop)(struct srv_job *);   /* worker thread, at exit: free */
-};
-
-struct srv_offload {
-    pthread_mutex_t lock;
-    pthread_cond_t work;    /* a job queued, or stopping */
-    pthread_cond_t settled; /* a job's handler returned */
-    struct srv_job *all;    /* jobs not yet finished or dropped */
-    struct srv_job *head, *tail;
-    pthread_t *threads;
-    int n_threads;
-    int stopping;
 };
 
 /* Start n pool threads for s (s->offload). Returns 0, or -1 with e set. */

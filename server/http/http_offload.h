@@ -9,12 +9,10 @@
 #ifndef SERVER_HTTP_HTTP_OFFLOAD_H
 #define SERVER_HTTP_HTTP_OFFLOAD_H
 
-
 #include "kube/base/err.h"
 #include "server/http/http_server.h"
 
 struct srv_worker;
-struct srv_call;
 struct event;
 
 /* Bodies above this go to the pool (the small requests' reserve uses the

@@ -19,14 +19,6 @@
 #define MAX_RESPONSE ((size_t)64 << 20)
 #define MAX_TOKEN    ((size_t)1 << 20)
 
-double kube_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* ---- rate limiter ---- */
 
 void kube_ratelimit_init(struct kube_ratelimit *rl, double qps, int burst)

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "kube/base/clock.h"
 #include "kube/base/err.h"
 #include "kube/client/kubeconfig.h"
 
@@ -54,9 +55,6 @@ double kube_ratelimit_reserve(struct kube_ratelimit *rl, double now);
 
 /* Take one token, sleeping as long as needed. */
 void kube_ratelimit_wait(struct kube_ratelimit *rl);
-
-/* Monotonic clock in seconds. */
-double kube_now(void);
 
 struct kube_client_opts {
     double qps;              /* writes per second; 0: 50, < 0: no limit */

@@ -30,9 +30,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "kube/base/clock.h"
 #include "server/common/log.h"
 #include "server/http/http_framing_watch.h"
 #include "server/http/http_server.h"
@@ -53,10 +53,7 @@ struct srv_conn {
 
 static double now_ms(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    return kube_now() * 1e3;
 }
 
 long srv_raise_nofile(void)

@@ -10,22 +10,14 @@
 #include <event2/http.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "kube/base/clock.h"
 #include "server/http/http.h"
 #include "server/http/http_body.h"
 #include "server/http/http_offload.h"
 #include "server/http/http_response.h"
 #include "server/http/http_route_metrics.h"
 #include "server/common/log.h"
-
-static double now_mono(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static const char *method_name(enum evhttp_cmd_type cmd)
 {
@@ -132,7 +124,7 @@ static void call_finish(struct srv_call *c)
 {
     struct server *s = c->w->srv;
     size_t sent = srv_send_response(c->w, c->req, &c->r);
-    double dt = now_mono() - c->t0;
+    double dt = kube_now() - c->t0;
     int oc = c->r.status >= 500 ? 2 : c->r.status >= 400 ? 1 : 0;
     int big;
 
@@ -199,7 +191,7 @@ void srv_route_request(struct evhttp_request *req, void *arg)
     struct server *s = w->srv;
     const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
     const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
-    struct srv_call c = { .w = w, .req = req, .t0 = now_mono() };
+    struct srv_call c = { .w = w, .req = req, .t0 = kube_now() };
     const char *framing;
     size_t len;
 

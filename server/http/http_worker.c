@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kube/base/clock.h"
 #include "server/http/http_offload.h"
 #include "server/http/http_router.h"
 #include "server/http/http_tls.h"
@@ -38,18 +39,11 @@ static void on_accept_error(struct evconnlistener *l, void *arg)
         srv_conns_accept_failed(&srv_this_worker->conns, EVUTIL_SOCKET_ERROR());
 }
 
-static long long mono_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void on_trim(evutil_socket_t fd, short what, void *arg)
 {
     struct srv_worker *w = arg;
-    long long quiet = mono_ms() - atomic_load(&w->srv->last_big_ms);
+    long long quiet =
+        (long long)(kube_now() * 1e3) - atomic_load(&w->srv->last_big_ms);
 
     (void)fd;
     (void)what;
@@ -71,7 +65,7 @@ void srv_worker_big_done(struct srv_worker *w)
     struct timeval tv = { SRV_TRIM_QUIET_MS / 1000,
                           SRV_TRIM_QUIET_MS % 1000 * 1000 };
 
-    atomic_store(&w->srv->last_big_ms, mono_ms());
+    atomic_store(&w->srv->last_big_ms, (long long)(kube_now() * 1e3));
 #ifdef __GLIBC__
     /* Free memory kept past half of --max-inflight-bytes: at once, so
      * that a stream of big requests stays within the memory limit. */

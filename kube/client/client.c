@@ -103,6 +103,16 @@ struct kube_client *kube_client_new(struct kube_conn *conn,
         c->opts.request_timeout_ms = 60000;
     if (!c->opts.user_agent)
         c->opts.user_agent = "kube-policy-extender";
+    if (kube_header_value_check("user agent", c->opts.user_agent,
+                                strlen(c->opts.user_agent), e) < 0 ||
+        (c->conn.token &&
+         kube_header_value_check("token", c->conn.token, strlen(c->conn.token),
+                                 e) < 0) ||
+        kube_server_url_check("server", c->conn.server, e) < 0) {
+        kube_conn_free(&c->conn);
+        free(c);
+        return NULL;
+    }
     kube_ratelimit_init(&c->writes, c->opts.qps, c->opts.burst);
     pthread_mutex_init(&c->token_lock, NULL);
     pthread_mutex_init(&c->pool_lock, NULL);
@@ -128,7 +138,7 @@ static int refresh_file_token(struct kube_client *c, struct err *e)
 {
     struct stat st;
     long long mtime;
-    char *tok;
+    char *tok, what[300];
     size_t n;
 
     if (stat(c->conn.token_file, &st) < 0) {
@@ -147,6 +157,13 @@ static int refresh_file_token(struct kube_client *c, struct err *e)
         return c->file_token ? 0 : err_prefix(e, "token file: ");
     while (n && strchr(" \t\r\n", tok[n - 1]))
         tok[--n] = '\0';
+    snprintf(what, sizeof(what), "token file %s", c->conn.token_file);
+    if (kube_header_value_check(what, tok, n, e) < 0) {
+        /* Not the last good token either: the file is wrong now. */
+        memset(tok, 0, n);
+        free(tok);
+        return -1;
+    }
     free(c->file_token);
     c->file_token = tok;
     c->token_mtime_ns = mtime;

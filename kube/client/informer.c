@@ -93,13 +93,13 @@ int kube_lines_feed(struct kube_lines *ls, const char *p, size_t n,
         const char *nl = memchr(p, '\n', n);
         size_t take = nl ? (size_t)(nl - p) : n;
 
+        if (ls->len + take > max)
+            return KUBE_LINES_TOO_LONG;
         if (!ls->len && nl) {
             /* A whole line in this chunk: no copy. */
             if ((rc = take_line(p, take, fn, arg)) != 0)
                 return rc;
         } else {
-            if (ls->len + take > max)
-                return KUBE_LINES_TOO_LONG;
             if (ls->len + take + 1 > ls->cap) {
                 size_t cap = ls->cap ? ls->cap : 4096;
                 char *nb;
@@ -334,10 +334,10 @@ static const char *over_budget(struct informer *inf, size_t len, char *buf,
     if (!inf->batch_arena.over && !inf->held.over)
         return NULL;
     snprintf(buf, sz,
-             "%zu bytes of %s need more than the %zu MiB the informers "
+             "a %s of %zu bytes needs more than the %zu bytes the informers "
              "may hold at once",
-             len, inf->state == INF_LISTING ? "list page" : "watch event",
-             inf->hub->o.memory >> 20);
+             inf->state == INF_LISTING ? "list page" : "watch event", len,
+             inf->hub->o.memory);
     return buf;
 }
 
@@ -440,9 +440,9 @@ static size_t take_list_data(struct informer *inf, const char *p, size_t n)
 
     if (rc == -1)
         snprintf(inf->abort_msg, sizeof(inf->abort_msg),
-                 "list page larger than %zu bytes (%zu MiB, the cap for a "
-                 "page of %ld objects) once decompressed: refused",
-                 max, max >> 20, inf->hub->o.page_size);
+                 "list page larger than %zu bytes (the cap for a page of %ld "
+                 "objects) once decompressed: refused",
+                 max, inf->hub->o.page_size);
     else if (rc == -2)
         over_budget(inf, inf->body_len + n, inf->abort_msg,
                     sizeof(inf->abort_msg));
@@ -476,8 +476,7 @@ static size_t on_data(char *p, size_t sz, size_t nm, void *arg)
     rc = kube_lines_feed(&inf->lines, p, n, on_line, inf);
     if (rc == KUBE_LINES_TOO_LONG) {
         snprintf(inf->abort_msg, sizeof(inf->abort_msg),
-                 "watch event larger than %zu bytes (%zu MiB): refused",
-                 inf->lines.max, inf->lines.max >> 20);
+                 "watch event larger than %zu bytes: refused", inf->lines.max);
         inf->abort_relist = true; /* the event is lost: list again */
     } else if (rc == KUBE_LINES_NOMEM) {
         snprintf(inf->abort_msg, sizeof(inf->abort_msg),
@@ -505,9 +504,9 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow,
     if (inf->state != INF_LISTING || dlnow <= (curl_off_t)max)
         return 0;
     snprintf(inf->abort_msg, sizeof(inf->abort_msg),
-             "list page larger than %zu bytes (%zu MiB, the cap for a page "
-             "of %ld objects) as sent: refused",
-             max, max >> 20, inf->hub->o.page_size);
+             "list page larger than %zu bytes (the cap for a page of %ld "
+             "objects) as sent: refused",
+             max, inf->hub->o.page_size);
     return 1;
 }
 
@@ -655,10 +654,9 @@ static void failure_text(struct informer *inf, CURLcode rc, char *buf,
         snprintf(buf, sz, "%s", inf->abort_msg);
     else if (rc == CURLE_FILESIZE_EXCEEDED)
         snprintf(buf, sz,
-                 "list page declared larger than %zu bytes (%zu MiB, the cap "
-                 "for a page of %ld objects): refused",
-                 inf->hub->o.list_page_max, inf->hub->o.list_page_max >> 20,
-                 inf->hub->o.page_size);
+                 "list page declared larger than %zu bytes (the cap for a "
+                 "page of %ld objects): refused",
+                 inf->hub->o.list_page_max, inf->hub->o.page_size);
     else
         snprintf(buf, sz, "%s",
                  inf->errbuf[0] ? inf->errbuf : curl_easy_strerror(rc));

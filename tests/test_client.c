@@ -255,6 +255,35 @@ header_values_with_control_characters_should_be_refused(void **state)
     }
 }
 
+/* Issue 29: a synchronous answer was taken up to 64 MiB; it is capped at
+ * KUBE_LIST_PAGE_MAX like a list page, declared (Content-Length) or not
+ * (chunked). */
+static void answer_over_the_cap_should_be_refused(void **state)
+{
+    size_t len = KUBE_LIST_PAGE_MAX + 1, i;
+    char *big = malloc(len + 1);
+
+    (void)state;
+    assert_non_null(big);
+    memset(big, 'x', len);
+    big[len] = '\0';
+    for (i = 0; i < 2; i++) {
+        struct fh_response r = { "GET /api", 200, big, 0, 0, i == 1, 0, false };
+        struct fake_http *fh = fh_start(&r, 1);
+        struct kube_client *c = client_for(fh, NULL, NULL);
+        struct kube_response out;
+        struct err e = { "" };
+
+        assert_int_equal(
+            kube_client_request(c, "GET", "/api", NULL, NULL, 0, &out, &e), -1);
+        assert_non_null(strstr(e.msg, "/api: answer larger than 33554432 "
+                                      "bytes: refused"));
+        kube_client_free(c);
+        fh_stop(fh);
+    }
+    free(big);
+}
+
 struct rl_step {
     double at;   /* seconds */
     double wait; /* expected */
@@ -338,6 +367,7 @@ int main(void)
         cmocka_unit_test(token_file_with_control_characters_should_be_refused),
         cmocka_unit_test(
             header_values_with_control_characters_should_be_refused),
+        cmocka_unit_test(answer_over_the_cap_should_be_refused),
         cmocka_unit_test(ratelimit_should_allow_burst_then_space_at_qps),
         cmocka_unit_test(client_should_report_an_unreachable_server),
     };

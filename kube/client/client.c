@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#define MAX_RESPONSE ((size_t)64 << 20)
+#define MAX_RESPONSE KUBE_LIST_PAGE_MAX
 #define MAX_TOKEN    ((size_t)1 << 20)
 
 /* ---- rate limiter ---- */
@@ -259,6 +259,21 @@ struct sink {
     bool too_big;
 };
 
+/* Bytes as sent (before decompression) count against MAX_RESPONSE too. */
+static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow,
+                       curl_off_t ultotal, curl_off_t ulnow)
+{
+    struct sink *s = arg;
+
+    (void)dltotal;
+    (void)ultotal;
+    (void)ulnow;
+    if (dlnow <= (curl_off_t)MAX_RESPONSE)
+        return 0;
+    s->too_big = true;
+    return 1;
+}
+
 static size_t on_body(char *p, size_t sz, size_t nm, void *arg)
 {
     struct sink *s = arg;
@@ -355,16 +370,23 @@ int kube_client_request(struct kube_client *c, const char *method,
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
+    curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)MAX_RESPONSE);
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, &s);
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
     rc = curl_easy_perform(h);
     if (rc == CURLE_OK) {
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &out->status);
         out->body = s.buf ? s.buf : strdup("");
         out->len = s.len;
+    } else if (s.too_big || rc == CURLE_FILESIZE_EXCEEDED) {
+        free(s.buf);
+        err_set(e, "%s %s%s: answer larger than %zu bytes: refused", method,
+                c->conn.server, path, MAX_RESPONSE);
     } else {
         free(s.buf);
         err_set(e, "%s %s%s: %s", method, c->conn.server, path,
-                s.too_big ? "response too large"
-                          : (errbuf[0] ? errbuf : curl_easy_strerror(rc)));
+                errbuf[0] ? errbuf : curl_easy_strerror(rc));
     }
     handle_put(c, h);
     curl_slist_free_all(hdrs);

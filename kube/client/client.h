@@ -64,6 +64,16 @@ struct kube_client_opts {
     const char *user_agent;  /* NULL: "kube-policy-extender" */
 };
 
+/*
+ * The largest answer taken from the API server, as sent and decompressed:
+ * a list page of 500 objects (the page size we ask for, as client-go's
+ * pager does) of 64 KiB each on average, where a full Node (50 images, 30
+ * labels, managedFields) is about 15 KiB and a Pod with managedFields 5
+ * to 20 KiB. Synchronous requests and the informers' list pages are
+ * refused past it.
+ */
+#define KUBE_LIST_PAGE_MAX ((size_t)32 << 20)
+
 /* Idle request handles (and so connections) a client keeps. */
 #define KUBE_CLIENT_POOL 32
 

@@ -81,13 +81,6 @@ const struct kube_resource *kube_resource_for(enum kube_kind kind);
 
 typedef void kube_log_fn(void *arg, int level, const char *msg);
 
-/*
- * The largest list page taken, as sent and decompressed: 500 objects (the
- * page size we ask for, as client-go's pager does) of 64 KiB each on
- * average, where a full Node (50 images, 30 labels, managedFields) is
- * about 15 KiB and a Pod with managedFields 5 to 20 KiB.
- */
-#define KUBE_LIST_PAGE_MAX ((size_t)32 << 20)
 /* The largest watch event line: client-go's streaming decoder's limit
  * (apimachinery runtime/serializer/streaming: maxBytes 16 MiB). */
 #define KUBE_WATCH_EVENT_MAX ((size_t)16 << 20)
@@ -105,7 +98,7 @@ struct kube_informer_opts {
                                backoff over [120] */
     double jitter;          /* up to this fraction more, random [1.0];
                                negative: none */
-    size_t list_page_max;   /* bytes [KUBE_LIST_PAGE_MAX] */
+    size_t list_page_max;   /* bytes [KUBE_LIST_PAGE_MAX, client.h] */
     size_t watch_event_max; /* bytes [KUBE_WATCH_EVENT_MAX] */
     size_t memory;          /* bytes [KUBE_INFORMER_MEMORY] */
     long watch_timeout_s;   /* timeoutSeconds [random 300..599] */

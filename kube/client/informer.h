@@ -86,7 +86,7 @@ typedef void kube_log_fn(void *arg, int level, const char *msg);
 #define KUBE_WATCH_EVENT_MAX ((size_t)16 << 20)
 /* All API data the informers hold at once: texts received and not yet
  * parsed, and the trees parsed from them. */
-#define KUBE_INFORMER_MEMORY ((size_t)96 << 20)
+#define KUBE_INFORMER_MEMORY ((size_t)64 << 20)
 
 /* Tuning; zero members take the defaults in brackets. */
 struct kube_informer_opts {

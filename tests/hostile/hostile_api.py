@@ -121,6 +121,13 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def do_POST(self):
+        # Writes (events, bindings): none is expected; refused.
+        self.server.record(self.command, self.path, str(self.headers))
+        self.answer(405, b'{"kind":"Status","code":405}')
+
+    do_PUT = do_PATCH = do_DELETE = do_POST
+
     def do_GET(self):
         api = self.server
         path, _, query = self.path.partition("?")
@@ -304,7 +311,9 @@ class App:
         args = [binary, app, "--listen", f"{HOST}:0", "--policy",
                 f"{DEMO}/policy.json", "--kubeconfig", kc]
         if app == "schedule":
-            args += ["--scheduler-name", "hostile-scheduler"]
+            # Alone: the informers are under test, not the Lease.
+            args += ["--scheduler-name", "hostile-scheduler",
+                     "--leader-elect=false"]
         self.log_path = log
         self.log = open(log, "w+")
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log)
@@ -398,6 +407,7 @@ def run_case(a, api, catcher, app, case, tmp):
         per_path = {}
         for _, verb, path, _ in window:
             per_path[(verb, path)] = per_path.get((verb, path), 0) + 1
+        others = [r for r in window if r[2] not in PATHS]
         worst = max(per_path.items(), key=lambda kv: kv[1],
                     default=(("-", "-"), 0))
         per10 = worst[1] * 10.0 / secs
@@ -415,6 +425,8 @@ def run_case(a, api, catcher, app, case, tmp):
               f"{worst[0]} x{worst[1]} in {secs:.0f} s")
         check(f"{name}: no secret in the log", not secret_lines,
               secret_lines[:2])
+        check(f"{name}: no request but lists and watches", not others,
+              [r[1:3] for r in others[:3]])
         check(f"{name}: still alive and answering /healthz",
               healthy and p.proc.poll() is None, text[-400:])
         for any_of in EXPECT[case]:

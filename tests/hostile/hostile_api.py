@@ -21,6 +21,8 @@ at full size against both binaries.
 Cases (nodes misbehave unless said; the other kinds answer normally):
   oversized   a 40 MB list page of full nodes, declared (Content-Length)
               and, for pods, chunked with no length: refused
+  big-list    a 30 MB list page of full nodes, under the cap: taken, and
+              the memory of reading it given back (RSS once listed)
   gzip-bomb   a list page of 1 MB that gzip-inflates to 1 GB: refused
   big-event   a 100 MB watch event: refused, then a relist
   undecodable every watch of every kind starts with `not json`
@@ -191,6 +193,8 @@ class Handler(BaseHTTPRequestHandler):
             for off in range(0, len(page), 1 << 20):
                 self.chunk(page[off:off + (1 << 20)])
             return self.chunk(b"")
+        if case == "big-list" and nodes:
+            return self.answer(200, self.server.blobs["fits"])
         if case == "gzip-bomb" and nodes:
             return self.answer(200, self.server.blobs["bomb"],
                                [("Content-Encoding", "gzip")])
@@ -270,13 +274,19 @@ class Catcher(ThreadingHTTPServer):
 # ---- the payloads, made once ----
 
 
-def make_blobs(quick):
-    """A list page over the 32 MiB cap, a gzip bomb and a watch event size."""
-    page = full_nodes_body(40 << 20)  # the hostile suite's full nodes
+def node_list(size):
+    """A NodeList of at most size bytes of hostile.py's full nodes."""
+    body = full_nodes_body(size - 100)
     # full_nodes_body wraps items in an ExtenderArgs; make it a NodeList.
-    items = page[page.index(b'"items":[') + 8:-2]
-    page = b'{"kind":"NodeList","apiVersion":"v1","metadata":' \
+    items = body[body.index(b'"items":[') + 8:-2]
+    return b'{"kind":"NodeList","apiVersion":"v1","metadata":' \
         b'{"resourceVersion":"1"},"items":' + items + b"}"
+
+
+def make_blobs(quick):
+    """Pages over and under the 32 MiB cap, a gzip bomb, an event size."""
+    page = node_list(40 << 20)
+    fits = node_list(30 << 20)
     inflated = (256 if quick else 1024) << 20
     z = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip framing
     parts = [z.compress(b'{"kind":"NodeList","items":[')]
@@ -288,7 +298,7 @@ def make_blobs(quick):
     # Its start inflates to what it says (the rest is spaces).
     head = zlib.decompressobj(31).decompress(bomb, 64)
     assert head.startswith(b'{"kind":"NodeList"'), head
-    return {"page": page, "bomb": bomb,
+    return {"page": page, "fits": fits, "bomb": bomb,
             "event_size": (32 if quick else 100) << 20}
 
 
@@ -332,12 +342,18 @@ class App:
     def text(self):
         return open(self.log_path, errors="replace").read()
 
-    def peak(self):
+    def status(self, key):
         try:
             s = open(f"/proc/{self.proc.pid}/status").read()
         except OSError:
             return 0
-        return int(re.search(r"VmHWM:\s+(\d+)", s).group(1)) * 1024
+        return int(re.search(key + r":\s+(\d+)", s).group(1)) * 1024
+
+    def peak(self):
+        return self.status("VmHWM")
+
+    def rss(self):
+        return self.status("VmRSS")
 
     def healthy(self, port):
         try:
@@ -370,6 +386,7 @@ EXPECT = {
                   ("list page declared larger than 33554432 bytes",),
                   ("pods: list http://",),
                   ("list page larger than 33554432 bytes", BUDGET)),
+    "big-list": (("nodes: listed, watching from 1",),),
     "gzip-bomb": (("list page larger than 33554432 bytes", BUDGET),),
     "big-event": (("watch event larger than 16777216 bytes: refused",
                    BUDGET),),
@@ -401,7 +418,7 @@ def run_case(a, api, catcher, app, case, tmp):
         t0 = time.monotonic()
         time.sleep(secs)
         healthy = p.healthy(port)
-        peak = p.peak()
+        peak, rss = p.peak(), p.rss()
         text = p.text()
         window = api.requests(since=t0)
         per_path = {}
@@ -415,7 +432,8 @@ def run_case(a, api, catcher, app, case, tmp):
         figure(f"{name}: {secs:.0f} s: {len(window)} requests "
                f"({len(window) * 10.0 / secs:.0f} per 10 s), busiest "
                f"{worst[0][0]} {worst[0][1]} x{worst[1]} "
-               f"({per10:.1f} per 10 s); peak RSS {peak / 1e6:.0f} MB; "
+               f"({per10:.1f} per 10 s); peak RSS {peak / 1e6:.0f} MB, at "
+               f"the end {rss / 1e6:.0f} MB; "
                f"{len(text.splitlines())} log lines, {len(secret_lines)} "
                f"with a secret; healthz {'ok' if healthy else 'FAILED'}")
         check(f"{name}: peak RSS under the shipped 256Mi limit",
@@ -432,6 +450,12 @@ def run_case(a, api, catcher, app, case, tmp):
         for any_of in EXPECT[case]:
             check(f"{name}: logs \"{any_of[0]}\"",
                   any(w in text for w in any_of), text[-600:])
+        if case == "big-list":
+            # 2,800 nodes stay cached (about 40 MB); the 30 MB page and
+            # its parse must not.
+            check(f"{name}: the page's memory given back once listed",
+                  peak - rss > 25e6, f"RSS {rss / 1e6:.0f} MB of a peak of "
+                  f"{peak / 1e6:.0f} MB")
         if case == "redirect":
             check(f"{name}: the redirect target saw no request",
                   not catcher.hits, catcher.hits[:1])
@@ -478,7 +502,7 @@ def run_secrets(a, api, app, tmp):
           f"{len(sent)} requests")
 
 
-CASES = ("oversized", "gzip-bomb", "big-event", "undecodable", "unknown",
+CASES = ("oversized", "big-list", "gzip-bomb", "big-event", "undecodable", "unknown",
          "slow", "flood-429", "flood-500", "redirect", "secrets")
 QUICK = ("oversized", "gzip-bomb", "undecodable", "secrets")
 

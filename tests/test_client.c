@@ -284,6 +284,37 @@ static void answer_over_the_cap_should_be_refused(void **state)
     free(big);
 }
 
+/* A write's answer is read for its status message only: a big one is
+ * dropped past 64 KiB, never taken whole (32 writes run at once) nor
+ * refused (the write took effect). */
+static void big_write_answer_should_be_dropped_not_refused(void **state)
+{
+    size_t len = KUBE_LIST_PAGE_MAX + 1; /* refused by kube_client_request */
+    char *big = malloc(len + 1);
+    struct fh_response r = {
+        "POST /api/v1/namespaces/ns1/events", 201, big, 0, 0, true, 0, false
+    };
+    struct kube_event_ref ref = { "Pod", "ns1", "p1", NULL, NULL };
+    struct fake_http *fh;
+    struct kube_client *c;
+    struct err e = { "" };
+
+    (void)state;
+    assert_non_null(big);
+    memset(big, ' ', len);
+    big[0] = '{';
+    big[len - 1] = '}';
+    big[len] = '\0';
+    fh = fh_start(&r, 1);
+    c = client_for(fh, NULL, NULL);
+    assert_int_equal(kube_client_create_event(c, &ref, "Normal", "Scheduled",
+                                              "m", "kpe", &e),
+                     0);
+    kube_client_free(c);
+    fh_stop(fh);
+    free(big);
+}
+
 struct rl_step {
     double at;   /* seconds */
     double wait; /* expected */
@@ -368,6 +399,7 @@ int main(void)
         cmocka_unit_test(
             header_values_with_control_characters_should_be_refused),
         cmocka_unit_test(answer_over_the_cap_should_be_refused),
+        cmocka_unit_test(big_write_answer_should_be_dropped_not_refused),
         cmocka_unit_test(ratelimit_should_allow_burst_then_space_at_qps),
         cmocka_unit_test(client_should_report_an_unreachable_server),
     };

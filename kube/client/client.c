@@ -17,7 +17,12 @@
 #include <time.h>
 
 #define MAX_RESPONSE KUBE_LIST_PAGE_MAX
-#define MAX_TOKEN    ((size_t)1 << 20)
+/* What is kept of a write's answer: its status message is all we read,
+ * and the writes run 32 at a time (--bind-workers Bindings and as many
+ * Events); the rest is read and dropped, never refused (the write took
+ * effect). */
+#define MAX_WRITE_ANSWER ((size_t)64 << 10)
+#define MAX_TOKEN        ((size_t)1 << 20)
 
 /* ---- rate limiter ---- */
 
@@ -256,6 +261,7 @@ int kube_client_prepare(struct kube_client *c, CURL *h, const char *path,
 struct sink {
     char *buf;
     size_t len, cap;
+    size_t keep; /* 0: refuse past MAX_RESPONSE; else keep this much */
     bool too_big;
 };
 
@@ -268,7 +274,7 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow,
     (void)dltotal;
     (void)ultotal;
     (void)ulnow;
-    if (dlnow <= (curl_off_t)MAX_RESPONSE)
+    if (s->keep || dlnow <= (curl_off_t)MAX_RESPONSE)
         return 0;
     s->too_big = true;
     return 1;
@@ -277,8 +283,10 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow,
 static size_t on_body(char *p, size_t sz, size_t nm, void *arg)
 {
     struct sink *s = arg;
-    size_t n = sz * nm;
+    size_t n = sz * nm, all = n;
 
+    if (s->keep && s->len + n > s->keep)
+        n = s->keep - s->len; /* drop the rest */
     if (s->len + n > MAX_RESPONSE) {
         s->too_big = true;
         return 0;
@@ -298,7 +306,7 @@ static size_t on_body(char *p, size_t sz, size_t nm, void *arg)
     memcpy(s->buf + s->len, p, n);
     s->len += n;
     s->buf[s->len] = '\0';
-    return n;
+    return all;
 }
 
 void kube_response_free(struct kube_response *r)
@@ -333,13 +341,14 @@ static void handle_put(struct kube_client *c, CURL *h)
         curl_easy_cleanup(h);
 }
 
-int kube_client_request(struct kube_client *c, const char *method,
-                        const char *path, const char *content_type,
-                        const char *body, size_t len, struct kube_response *out,
-                        struct err *e)
+/* kube_client_request, keeping `keep` bytes of the answer (0: all of it,
+ * refused past MAX_RESPONSE). */
+static int request(struct kube_client *c, const char *method, const char *path,
+                   const char *content_type, const char *body, size_t len,
+                   size_t keep, struct kube_response *out, struct err *e)
 {
     struct curl_slist *hdrs = NULL, *l;
-    struct sink s = { 0 };
+    struct sink s = { .keep = keep };
     char errbuf[CURL_ERROR_SIZE] = "", ct[160];
     CURL *h;
     CURLcode rc;
@@ -370,7 +379,9 @@ int kube_client_request(struct kube_client *c, const char *method,
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
-    curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)MAX_RESPONSE);
+    if (!keep)
+        curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE,
+                         (curl_off_t)MAX_RESPONSE);
     curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
     curl_easy_setopt(h, CURLOPT_XFERINFODATA, &s);
     curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
@@ -395,6 +406,14 @@ int kube_client_request(struct kube_client *c, const char *method,
     if (!out->body)
         return err_set(e, "out of memory");
     return 0;
+}
+
+int kube_client_request(struct kube_client *c, const char *method,
+                        const char *path, const char *content_type,
+                        const char *body, size_t len, struct kube_response *out,
+                        struct err *e)
+{
+    return request(c, method, path, content_type, body, len, 0, out, e);
 }
 
 const char *kube_status_message(const struct kube_response *r, char *buf,
@@ -433,7 +452,8 @@ static int write_json(struct kube_client *c, const char *method,
     cJSON_Delete(doc);
     if (!body)
         return err_set(e, "out of memory");
-    rc = kube_client_request(c, method, path, ctype, body, strlen(body), &r, e);
+    rc = request(c, method, path, ctype, body, strlen(body), MAX_WRITE_ANSWER,
+                 &r, e);
     cJSON_free(body);
     if (rc < 0)
         return -1;

@@ -131,7 +131,10 @@ void kube_response_free(struct kube_response *r);
  * Perform method (GET, POST, PATCH, ...) on path with an optional body,
  * blocking up to the request timeout. Writes (everything but GET) first
  * wait for the rate limiter. Returns 0 when an HTTP answer arrived (any
- * status; see out->status), -1 with e set when none did.
+ * status; see out->status), -1 with e set when none did or when it was
+ * larger than KUBE_LIST_PAGE_MAX (as sent or decompressed). The writes
+ * below (bind, events, status patches) keep only the first 64 KiB of
+ * their answers, which they read for the status message.
  */
 int kube_client_request(struct kube_client *c, const char *method,
                         const char *path, const char *content_type,

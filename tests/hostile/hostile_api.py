@@ -283,10 +283,10 @@ def node_list(size):
         b'{"resourceVersion":"1"},"items":' + items + b"}"
 
 
-def make_blobs(quick):
+def make_blobs(quick, cases):
     """Pages over and under the 32 MiB cap, a gzip bomb, an event size."""
-    page = node_list(40 << 20)
-    fits = node_list(30 << 20)
+    page = node_list(40 << 20) if "oversized" in cases else b""
+    fits = node_list(30 << 20) if "big-list" in cases else b""
     inflated = (256 if quick else 1024) << 20
     z = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip framing
     parts = [z.compress(b'{"kind":"NodeList","items":[')]
@@ -519,7 +519,7 @@ def main():
     apps = (a.apps or ("serve" if a.quick else "serve,schedule")).split(",")
     a.window = 5.0 if a.quick else 10.0
     t = time.time()
-    blobs = make_blobs(a.quick)
+    blobs = make_blobs(a.quick, cases)
     print(f"    (payloads: {time.time() - t:.1f} s)", flush=True)
     api, catcher = Api(blobs), Catcher()
     api.redirect_to = catcher.url

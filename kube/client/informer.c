@@ -13,6 +13,9 @@
  * received, watchHandler's check). Reconnecting a watch that failed
  * waits a second backoff of its own (the reflector's
  * initConnBackoffManager), which starts over once a watch streamed.
+ * Where client-go logs an event of an unknown type and reads on
+ * (watchHandler's "unable to understand watch event"), we relist after
+ * the backoff: the cache may have missed a change we could not read.
  */
 #include "kube/client/informer.h"
 

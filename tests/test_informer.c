@@ -665,6 +665,34 @@ static void list_page_over_the_budget_should_be_refused(void **state)
     run_stop(&t);
 }
 
+/* A watch event under its cap but over the budget: refused before its
+ * buffer grows past the budget, then a relist. */
+static void watch_event_over_the_budget_should_relist(void **state)
+{
+    static char big[300000];
+    const struct fh_response script[] = {
+        ROW("limit=2", 200, LIST("10", "", "")),
+        { "watch=true", 200, big, 16384, 0, true, -1, false },
+        ROW("limit=2", 200, LIST("20", "", "")),
+    };
+    struct run t;
+
+    (void)state;
+    snprintf(
+        big, sizeof(big),
+        "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"%0*d\"}}}"
+        "\n",
+        (int)sizeof(big) - 80, 0);
+    next_bounds.watch_event_max = 1 << 20;
+    next_bounds.memory = 200000;
+    run_start(&t, script, 3, 0.05);
+    rec_wait(&t.rec, 4);
+    expect_log(&t, "BEGIN | END | BEGIN | END");
+    assert_true(log_has(&t, "bytes needs more than the 200000 bytes the "
+                            "informers may hold at once; relisting"));
+    run_stop(&t);
+}
+
 /* ---- the stream decoder, without the network ---- */
 
 struct lines_out {
@@ -818,6 +846,7 @@ int main(void)
         cmocka_unit_test(list_page_over_the_cap_should_be_refused),
         cmocka_unit_test(watch_event_over_the_cap_should_relist),
         cmocka_unit_test(list_page_over_the_budget_should_be_refused),
+        cmocka_unit_test(watch_event_over_the_budget_should_relist),
     };
 
     curl_global_init(CURL_GLOBAL_DEFAULT);

@@ -456,6 +456,18 @@ static size_t take_list_data(struct informer *inf, const char *p, size_t n)
     return rc < 0 ? 0 : n;
 }
 
+/* The most ls's buffer may take after n more bytes (kube_lines_feed
+ * doubles it from 4 KiB, up to max + 1). */
+static size_t lines_room(const struct kube_lines *ls, size_t n)
+{
+    size_t max = ls->max ? ls->max : KUBE_WATCH_EVENT_MAX;
+    size_t cap = ls->cap ? ls->cap : 4096;
+
+    while (cap < ls->len + n + 1 && cap <= max)
+        cap *= 2;
+    return cap > max + 1 ? max + 1 : cap;
+}
+
 static size_t on_data(char *p, size_t sz, size_t nm, void *arg)
 {
     struct informer *inf = arg;
@@ -476,6 +488,13 @@ static size_t on_data(char *p, size_t sz, size_t nm, void *arg)
                         MAX_ERR_BODY);
         return n;
     }
+    /* Charge what the partial line's buffer may grow to before it does. */
+    if (hold(inf, inf->body_cap + lines_room(&inf->lines, n)) < 0) {
+        over_budget(inf, inf->lines.len + n, inf->abort_msg,
+                    sizeof(inf->abort_msg));
+        inf->abort_relist = true;
+        return 0;
+    }
     rc = kube_lines_feed(&inf->lines, p, n, on_line, inf);
     if (rc == KUBE_LINES_TOO_LONG) {
         snprintf(inf->abort_msg, sizeof(inf->abort_msg),
@@ -485,11 +504,6 @@ static size_t on_data(char *p, size_t sz, size_t nm, void *arg)
         snprintf(inf->abort_msg, sizeof(inf->abort_msg),
                  "out of memory reading a watch event");
         inf->abort_relist = true;
-    } else if (rc == 0 && hold(inf, inf->body_cap + inf->lines.cap) < 0) {
-        over_budget(inf, inf->lines.len, inf->abort_msg,
-                    sizeof(inf->abort_msg));
-        inf->abort_relist = true;
-        rc = 1;
     }
     return rc ? 0 : n;
 }

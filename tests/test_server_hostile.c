@@ -366,6 +366,76 @@ static void chunked_framing_errors_should_get_400_and_close(void **state)
 }
 
 /*
+ * Header sections RFC 9112 refuses and evhttp 2.1 takes (issue 29): each
+ * is answered 400 and closed, so nothing smuggled behind it (a second
+ * request in what a front proxy would read as the body) is answered. As
+ * Go's net/http (readRequest, textproto) and llhttp refuse them.
+ */
+static void smuggling_header_sections_should_get_400_and_close(void **state)
+{
+    static const char *const cases[] = {
+        /* evhttp would ignore the length: the body ran as a request */
+        "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length : 37\r\n\r\n"
+        "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+        /* evhttp would read Content-Length, not the chunks */
+        "POST /filter HTTP/1.1\r\nHost: x\r\nTransfer-Encoding : chunked\r\n"
+        "Content-Length: 2\r\n\r\n{}",
+        "GET /healthz HTTP/1.1\r\n\r\n",
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n",
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\x01b\r\n\r\n",
+        "GET /healthz HTTP/1.1\r\nHost: x\r\n: empty\r\n\r\n",
+        "POST /filter HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+        "\r\n0x2\r\n{}\r\n0\r\n\r\n",
+        "POST /filter HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: identity, "
+        "chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n folded\r\n\r\n",
+        "HEAD /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 37\r\n\r\n"
+        "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+    };
+    struct harness h;
+    size_t i;
+    int closed;
+    char *out;
+
+    (void)state;
+    echo_server_start(&h, NULL);
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        out = exchange(&h, cases[i], 2000, &closed);
+        if (status_of(out) != 400 || !closed || strstr(out + 12, "HTTP/1.1"))
+            fail_msg("case %zu: want one 400 and a close, got (closed %d):\n%s",
+                     i, closed, out);
+        free(out);
+    }
+    /* A NUL byte, which strlen would cut. */
+    {
+        static const char raw[] =
+            "GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\0b\r\n\r\n";
+        int fd = dial(&h);
+        size_t len;
+
+        send_all(fd, raw, sizeof(raw) - 1);
+        out = read_for(fd, 2000, &len, &closed);
+        close(fd);
+        if (status_of(out) != 400 || !closed)
+            fail_msg("NUL in a value: want 400 and a close, got:\n%s", out);
+        free(out);
+    }
+    /* HTTP/1.0 needs no Host; a valid request is still answered. */
+    out = exchange(&h, "GET /healthz HTTP/1.0\r\n\r\n", 300, &closed);
+    assert_int_equal(status_of(out), 200);
+    free(out);
+    out = exchange(&h,
+                   "POST /filter HTTP/1.1\r\nHost: x\r\nX-A: \t\xe9\r\n"
+                   "Content-Length: 2\r\n\r\n{}",
+                   300, &closed);
+    assert_int_equal(status_of(out), 200);
+    free(out);
+    assert_int_equal(metric(&h, "kpe_http_bad_headers_total"), 10);
+    assert_int_equal(metric(&h, "kpe_http_corrupt_chunked_total"), 1);
+    harness_free(&h);
+}
+
+/*
  * A corrupt chunked request pipelined in one packet behind a request
  * still to be answered waits for its turn: the first is answered 200,
  * then the corrupt one 400 and the connection is closed.
@@ -809,6 +879,7 @@ int main(void)
         cmocka_unit_test(connect_should_be_answered_and_closed),
         cmocka_unit_test(ambiguous_content_length_should_get_400_and_close),
         cmocka_unit_test(chunked_framing_errors_should_get_400_and_close),
+        cmocka_unit_test(smuggling_header_sections_should_get_400_and_close),
         cmocka_unit_test(corrupt_chunk_behind_a_pipelined_request_gets_400),
         cmocka_unit_test(declared_length_above_the_cap_should_get_413_at_once),
         cmocka_unit_test(idle_connections_should_not_lock_out_valid_requests),

@@ -14,7 +14,8 @@
  * input and output buffers count the bytes received and not yet answered
  * and the answers not yet written in the server's memory in flight; the
  * input callback also feeds the framing watch (http_framing_watch.h),
- * which turns a corrupt chunked body into a 400.
+ * which turns a corrupt chunked body or a header section RFC 9112 refuses
+ * into a 400.
  */
 #include "server/http/http_conns.h"
 
@@ -48,7 +49,7 @@ struct srv_conn {
     double throttled_at; /* ms; 0 while reading freely */
     struct srv_framing_watch fw;
     uint64_t consumed;   /* input bytes evhttp has taken */
-    int corrupt_pending; /* a corrupt chunked request waits its turn */
+    int corrupt_pending; /* a refused request waits its turn */
 };
 
 static double now_ms(void)
@@ -205,9 +206,10 @@ static void on_throttle_tick(evutil_socket_t fd, short what, void *arg)
 }
 
 /*
- * The framing watch found a chunk size or trailer line that evhttp will
- * reject, and answer 413 as if the body were too long. Fail the
- * connection as a read error instead, which evhttp answers with 400 and
+ * The framing watch refused the stream: a chunk size or trailer line that
+ * evhttp will reject, and answer 413 as if the body were too long, or a
+ * header section evhttp would take. Fail the connection as a read error,
+ * which evhttp answers with 400 and
  * closes: stop reading, take what is unread away before evhttp looks at
  * it (it parses right after the input callback, reading disabled or not;
  * the request fails anyway), and raise the error from the event loop.
@@ -237,7 +239,12 @@ static void refuse_corrupt_chunk(struct srv_conn *k)
     evbuffer_drain(in, evbuffer_get_length(in));
     bufferevent_trigger_event(k->bev, BEV_EVENT_READING,
                               BEV_TRIG_DEFER_CALLBACKS);
-    metrics_counter_add(k->owner->srv->chunk_refused, 1);
+    LOG_VS(2, "HTTP request refused (400)",
+           LOG_S("reason", srv_fw_why_text(k->fw.why)));
+    metrics_counter_add(k->fw.why == SRV_FW_BAD_CHUNK
+                            ? k->owner->srv->chunk_refused
+                            : k->owner->srv->header_refused,
+                        1);
 }
 
 static void on_conn_input(struct evbuffer *buf,

@@ -278,7 +278,7 @@ contains "is answered 400" out "400"
 python3 - "$port" >"$T_TMP/out" <<'PY'
 import socket, sys, time
 for name, data in (("partial headers", b"POST /filter HTTP/1.1\r\nHost: x\r\n"),
-                   ("partial body", b"POST /filter HTTP/1.1\r\nContent-Length: 50\r\n\r\n{")):
+                   ("partial body", b"POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n{")):
     s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
     t = time.time()
     s.sendall(data)

@@ -552,6 +552,168 @@ static void idle_connections_should_not_lock_out_valid_requests(void **state)
     harness_free(&h);
 }
 
+/* Send one byte of s at a time every step_ms until the server closes;
+ * returns the ms it took (or -1 when all of s went out first). */
+static double trickle_until_closed(int fd, const char *s, int step_ms)
+{
+    double t0 = now_ms();
+    size_t i, n = strlen(s);
+    char c;
+
+    for (i = 0; i < n; i++) {
+        struct pollfd p = { fd, POLLIN, 0 };
+
+        if (send(fd, s + i, 1, MSG_NOSIGNAL) != 1)
+            return now_ms() - t0;
+        if (poll(&p, 1, step_ms) == 1 && recv(fd, &c, 1, 0) <= 0)
+            return now_ms() - t0;
+    }
+    return -1;
+}
+
+/*
+ * Absolute deadlines (issue 29, as Go's ReadHeaderTimeout and
+ * ReadTimeout): a request whose headers, or whose body, trickle in a byte
+ * every 200 ms, never silent long enough for --read-timeout, is cut off
+ * --header-timeout or --body-timeout after its first byte.
+ */
+static void trickled_requests_should_meet_absolute_deadlines(void **state)
+{
+    static const char *const args[] = { "--header-timeout",
+                                        "1",
+                                        "--body-timeout",
+                                        "2",
+                                        "--read-timeout",
+                                        "30",
+                                        NULL };
+    static const char slow_head[] =
+        "POST /filter HTTP/1.1\r\nHost: x\r\nX-Slow: "
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    static const char head[] =
+        "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n";
+    char body[101];
+    struct harness h;
+    double dt;
+    int fd;
+
+    (void)state;
+    echo_server_start(&h, args);
+    fd = dial(&h);
+    dt = trickle_until_closed(fd, slow_head, 200);
+    close(fd);
+    print_message("trickled headers cut off after %.0f ms\n", dt);
+    assert_true(dt >= 900 && dt < 2500);
+    memset(body, 'x', 100);
+    body[100] = '\0';
+    fd = dial(&h);
+    send_all(fd, head, strlen(head));
+    dt = trickle_until_closed(fd, body, 200);
+    close(fd);
+    print_message("trickled body cut off after %.0f ms\n", dt);
+    assert_true(dt >= 1900 && dt < 3500);
+    assert_int_equal(
+        metric(&h, "kpe_http_request_deadline_total{missed=\"headers\"}"), 1);
+    assert_int_equal(
+        metric(&h, "kpe_http_request_deadline_total{missed=\"body\"}"), 1);
+    harness_free(&h);
+}
+
+/* The slowloris of issue 29: N_SLOW connections that each send a byte of
+ * an endless header every 200 ms, reconnecting when closed. */
+enum { N_SLOW = 40 };
+struct slowloris {
+    const struct harness *h;
+    atomic_int stop;
+    int fds[N_SLOW];
+};
+
+static int dial_quiet(const struct harness *h)
+{
+    struct sockaddr_in sa;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)h->srv->port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+        send(fd, "GET /healthz HTTP/1.1\r\nX-A: ", 28, MSG_NOSIGNAL) == 28)
+        return fd;
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
+static void *slowloris_main(void *arg)
+{
+    struct slowloris *sl = arg;
+    int i;
+    char c;
+
+    for (i = 0; i < N_SLOW; i++)
+        sl->fds[i] = dial_quiet(sl->h);
+    while (!atomic_load(&sl->stop)) {
+        usleep(200 * 1000);
+        for (i = 0; i < N_SLOW; i++) {
+            if (sl->fds[i] >= 0 &&
+                (send(sl->fds[i], "a", 1, MSG_NOSIGNAL) != 1 ||
+                 recv(sl->fds[i], &c, 1, MSG_DONTWAIT) == 0)) {
+                close(sl->fds[i]);
+                sl->fds[i] = -1;
+            }
+            if (sl->fds[i] < 0)
+                sl->fds[i] = dial_quiet(sl->h);
+        }
+    }
+    for (i = 0; i < N_SLOW; i++)
+        if (sl->fds[i] >= 0)
+            close(sl->fds[i]);
+    return NULL;
+}
+
+/*
+ * 40 slowloris connections at --max-connections 20: they are never
+ * silent, so only their trickling headers make them room to close; a
+ * valid filter request and /metrics are still answered, each within a
+ * few seconds (before: 1 answer and 6 timeouts in 27 s).
+ */
+static void slowloris_at_the_cap_should_not_starve_valid_requests(void **state)
+{
+    static const char *const args[] = { "--max-connections", "20", "--workers",
+                                        "1", NULL };
+    struct slowloris sl = { 0 };
+    struct http_result r;
+    struct harness h;
+    pthread_t tid;
+    char filter[256], metrics[256];
+    int round;
+
+    (void)state;
+    echo_server_start(&h, args);
+    sl.h = &h;
+    snprintf(filter, sizeof(filter), "%s/filter", h.url);
+    snprintf(metrics, sizeof(metrics), "%s/metrics", h.url);
+    assert_int_equal(pthread_create(&tid, NULL, slowloris_main, &sl), 0);
+    usleep(1500 * 1000);
+    for (round = 0; round < 4; round++) {
+        double t0 = now_ms();
+
+        assert_int_equal(http_once("POST", filter, "{}", 2, &r), CURLE_OK);
+        assert_int_equal(r.status, 200);
+        http_result_free(&r);
+        assert_int_equal(http_once("GET", metrics, NULL, 0, &r), CURLE_OK);
+        assert_int_equal(r.status, 200);
+        http_result_free(&r);
+        print_message("round %d: filter and /metrics answered in %.0f ms\n",
+                      round, now_ms() - t0);
+        assert_true(now_ms() - t0 < 5000);
+    }
+    atomic_store(&sl.stop, 1);
+    pthread_join(tid, NULL);
+    assert_true(metric(&h, "kpe_http_connections_shed_total") >= 1);
+    harness_free(&h);
+}
+
 /*
  * Clients that send half a body and stall: what they hold is counted and
  * reading stops at half of --max-inflight-bytes, so the server neither
@@ -883,6 +1045,8 @@ int main(void)
         cmocka_unit_test(corrupt_chunk_behind_a_pipelined_request_gets_400),
         cmocka_unit_test(declared_length_above_the_cap_should_get_413_at_once),
         cmocka_unit_test(idle_connections_should_not_lock_out_valid_requests),
+        cmocka_unit_test(trickled_requests_should_meet_absolute_deadlines),
+        cmocka_unit_test(slowloris_at_the_cap_should_not_starve_valid_requests),
         cmocka_unit_test(stalled_bodies_should_stay_within_the_memory_cap),
         cmocka_unit_test(inflight_memory_should_refuse_big_requests_with_503),
         cmocka_unit_test(big_requests_should_not_hold_up_their_worker),

@@ -50,6 +50,10 @@ struct srv_conn {
     struct srv_framing_watch fw;
     uint64_t consumed;   /* input bytes evhttp has taken */
     int corrupt_pending; /* a refused request waits its turn */
+    /* Receiving a request (http_conns.h: SRV_DEADLINE_TICK_MS). */
+    struct srv_conn *recv_older, *recv_newer;
+    double req_began; /* ms of its first byte; 0 when not receiving */
+    int headers_done; /* its header section has all arrived */
 };
 
 static double now_ms(void)
@@ -120,6 +124,120 @@ static void push_newest(struct srv_conns *c, struct srv_conn *k)
     else
         c->oldest = k;
     c->newest = k;
+}
+
+/* ---- requests being received: absolute deadlines ------------------- */
+
+static void recv_unlink(struct srv_conns *c, struct srv_conn *k)
+{
+    if (!k->req_began)
+        return;
+    if (k->recv_older)
+        k->recv_older->recv_newer = k->recv_newer;
+    else
+        c->recv_oldest = k->recv_newer;
+    if (k->recv_newer)
+        k->recv_newer->recv_older = k->recv_older;
+    else
+        c->recv_newest = k->recv_older;
+    k->recv_older = k->recv_newer = NULL;
+    k->req_began = 0;
+}
+
+static void recv_begin(struct srv_conns *c, struct srv_conn *k, double now)
+{
+    struct timeval tick = { 0, SRV_DEADLINE_TICK_MS * 1000 };
+
+    k->req_began = now;
+    k->headers_done = 0;
+    k->recv_older = c->recv_newest;
+    k->recv_newer = NULL;
+    if (c->recv_newest)
+        c->recv_newest->recv_newer = k;
+    else
+        c->recv_oldest = k;
+    c->recv_newest = k;
+    if (!evtimer_pending(c->deadline_ev, NULL))
+        evtimer_add(c->deadline_ev, &tick);
+}
+
+/*
+ * After the framing watch has followed new input of k: a request starts
+ * with its first byte, its headers are done once the watch is in its
+ * body, and it has all arrived once the watch waits for the next request
+ * line. A watch that has stopped following (SRV_FW_OFF) leaves the
+ * request receiving until its answer starts (on_conn_output).
+ */
+static void recv_track(struct srv_conns *c, struct srv_conn *k, double now)
+{
+    const struct srv_framing_watch *f = &k->fw;
+    int between = f->state == SRV_FW_REQUEST && f->line_len == 0;
+
+    if (!k->req_began && !between)
+        recv_begin(c, k, now);
+    if (!k->req_began)
+        return;
+    if (f->state != SRV_FW_REQUEST && f->state != SRV_FW_HEADERS &&
+        f->state != SRV_FW_OFF)
+        k->headers_done = 1;
+    if (between)
+        recv_unlink(c, k);
+}
+
+/* Has k's request (receiving since req_began) missed a deadline? */
+static const char *missed_deadline(const struct srv_conns *c,
+                                   const struct srv_conn *k, double now)
+{
+    if (!k->headers_done && now - k->req_began >= c->header_timeout_ms)
+        return "headers";
+    if (now - k->req_began >= c->body_timeout_ms)
+        return "body";
+    return NULL;
+}
+
+/*
+ * Every SRV_DEADLINE_TICK_MS while requests are being received: close the
+ * connections whose request missed --header-timeout or --body-timeout,
+ * however steadily its bytes trickle in (a slowloris is never silent
+ * long enough for --read-timeout). Oldest first: the walk ends at the
+ * first request younger than both deadlines. Nothing is answered (as Go);
+ * evhttp calls on_conn_close.
+ */
+static void on_deadline_tick(evutil_socket_t fd, short what, void *arg)
+{
+    struct timeval tick = { 0, SRV_DEADLINE_TICK_MS * 1000 };
+    struct srv_conns *c = arg;
+    double now = now_ms();
+    int first = c->header_timeout_ms < c->body_timeout_ms ? c->header_timeout_ms
+                                                          : c->body_timeout_ms;
+    struct srv_conn *k, *next;
+
+    (void)fd;
+    (void)what;
+    for (k = c->recv_oldest; k && now - k->req_began >= first; k = next) {
+        const char *phase = missed_deadline(c, k, now);
+
+        next = k->recv_newer;
+        if (!phase)
+            continue;
+        /* Without the watch: its request may be with the handler
+         * (evhttp stops reading then), or being answered. */
+        if ((!(bufferevent_get_enabled(k->bev) & EV_READ) &&
+             !k->throttled_at) ||
+            evbuffer_get_length(bufferevent_get_output(k->bev)) != 0) {
+            recv_unlink(c, k);
+            continue;
+        }
+        LOG_VS(2, "HTTP request too slow: connection closed",
+               LOG_S("missed", phase),
+               LOG_F("seconds", (now - k->req_began) / 1e3));
+        metrics_counter_add(*phase == 'h' ? c->srv->deadline_headers
+                                          : c->srv->deadline_body,
+                            1);
+        evhttp_connection_free(k->evcon);
+    }
+    if (c->recv_oldest)
+        evtimer_add(c->deadline_ev, &tick);
 }
 
 /* ---- memory in flight ----------------------------------------------- */
@@ -266,6 +384,7 @@ static void on_conn_input(struct evbuffer *buf,
     if (!k->throttled_at && !k->corrupt_pending && over_budget(s))
         throttle(k->owner, k);
     k->last_active = now_ms();
+    recv_track(k->owner, k, k->last_active);
     if (k->owner->newest != k) {
         unlink_conn(k->owner, k);
         push_newest(k->owner, k);
@@ -291,6 +410,9 @@ static void on_conn_output(struct evbuffer *buf,
         atomic_fetch_add(&s->mem_receiving, in);
         d += in;
         k->in_held = left;
+        /* Without the watch, an answer is the end of the request. */
+        if (k->fw.state == SRV_FW_OFF)
+            recv_unlink(k->owner, k);
     }
     atomic_fetch_add(&s->mem.used, d);
     /* An answer is out: the corrupt request may be evhttp's turn now. */
@@ -396,6 +518,7 @@ static void on_conn_close(struct evhttp_connection *evcon, void *arg)
     if (k->throttled_at)
         k->owner->n_throttled--;
     maybe_linger(k->owner, k);
+    recv_unlink(k->owner, k);
     evbuffer_remove_cb_entry(bufferevent_get_input(k->bev), k->input_cb);
     evbuffer_remove_cb_entry(bufferevent_get_output(k->bev), k->output_cb);
     unlink_conn(k->owner, k);
@@ -421,11 +544,46 @@ static void log_pause(struct server *s, const char *why)
              why, atomic_load(&s->conns_open), s->max_conns, n);
 }
 
+/* Close k to make room: evhttp sees the end of the stream on its next
+ * read and frees the connection, which closes the descriptor. */
+static void shed(struct srv_conns *c, struct srv_conn *k)
+{
+    shutdown(bufferevent_getfd(k->bev), SHUT_RDWR);
+    /* Not a candidate again while evhttp gets round to it. */
+    k->last_active = now_ms();
+    unlink_conn(c, k);
+    push_newest(c, k);
+    recv_unlink(c, k);
+    metrics_counter_add(c->srv->conns_shed, 1);
+}
+
+/*
+ * The oldest request whose headers have been arriving for more than
+ * SRV_SHED_SLOW_HEADERS_MS: a client trickling them (slowloris) is never
+ * silent, but a real client sends its headers at once.
+ */
+static int shed_slow(struct srv_conns *c)
+{
+    double limit = now_ms() - SRV_SHED_SLOW_HEADERS_MS;
+    struct srv_conn *k;
+    int looked = 0;
+
+    for (k = c->recv_oldest; k && looked < 8; k = k->recv_newer, looked++) {
+        if (k->req_began > limit)
+            return 0;
+        if (!k->headers_done && !k->throttled_at) {
+            shed(c, k);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /*
  * Close this worker's connection silent for longest, if it has been silent
- * for SRV_SHED_MIN_IDLE_MS and has no answer waiting to be written.
- * Returns 1 when one was closed. evhttp sees the end of the stream on its
- * next read and frees the connection, which closes the descriptor.
+ * for SRV_SHED_MIN_IDLE_MS and has no answer waiting to be written, or
+ * else one trickling its headers (shed_slow). Returns 1 when one was
+ * closed.
  */
 static int shed_idle(struct srv_conns *c)
 {
@@ -435,21 +593,16 @@ static int shed_idle(struct srv_conns *c)
 
     for (k = c->oldest; k && looked < 8; k = k->newer, looked++) {
         if (k->last_active > limit)
-            return 0;
+            break;
         /* An answer being written, or being computed (evhttp stops
          * reading while its request is with the handler). */
         if (evbuffer_get_length(bufferevent_get_output(k->bev)) != 0 ||
             !(bufferevent_get_enabled(k->bev) & EV_READ))
             continue;
-        shutdown(bufferevent_getfd(k->bev), SHUT_RDWR);
-        /* Not a candidate again while evhttp gets round to it. */
-        k->last_active = now_ms();
-        unlink_conn(c, k);
-        push_newest(c, k);
-        metrics_counter_add(c->srv->conns_shed, 1);
+        shed(c, k);
         return 1;
     }
-    return 0;
+    return shed_slow(c);
 }
 
 /* Stop accepting for ms milliseconds. */
@@ -591,8 +744,11 @@ int srv_conns_init(struct srv_conns *c, struct server *s,
     memset(c, 0, sizeof(*c));
     c->busy = busy;
     c->read_timeout_ms = read_timeout_s * 1000;
+    c->header_timeout_ms = s->opts.header_timeout * 1000;
+    c->body_timeout_ms = s->opts.body_timeout * 1000;
     c->throttle_ev = evtimer_new(base, on_throttle_tick, c);
-    if (!c->throttle_ev)
+    c->deadline_ev = evtimer_new(base, on_deadline_tick, c);
+    if (!c->throttle_ev || !c->deadline_ev)
         return -1;
     c->srv = s;
     c->base = base;
@@ -617,9 +773,11 @@ void srv_conns_free(struct srv_conns *c)
         event_free(c->resume_ev);
     if (c->throttle_ev)
         event_free(c->throttle_ev);
+    if (c->deadline_ev)
+        event_free(c->deadline_ev);
     if (c->adopt_ev)
         event_free(c->adopt_ev);
     free(c->fresh);
-    c->resume_ev = c->adopt_ev = c->throttle_ev = NULL;
+    c->resume_ev = c->adopt_ev = c->throttle_ev = c->deadline_ev = NULL;
     c->fresh = NULL;
 }

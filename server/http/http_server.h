@@ -86,8 +86,10 @@ struct server {
     struct metrics_counter *accept_paused_cap;
     struct metrics_counter *accept_paused_error;
     struct metrics_counter *conns_shed;
-    struct metrics_counter *chunk_refused;  /* corrupt chunked bodies: 400 */
-    struct metrics_counter *header_refused; /* bad header sections: 400 */
+    struct metrics_counter *chunk_refused;    /* corrupt chunked bodies: 400 */
+    struct metrics_counter *header_refused;   /* bad header sections: 400 */
+    struct metrics_counter *deadline_headers; /* --header-timeout missed */
+    struct metrics_counter *deadline_body;    /* --body-timeout missed */
     /* Memory of requests in flight: bytes received and not yet answered,
      * request arenas and answers being built or written, against
      * --max-inflight-bytes (server/http/http_body.c, server/http/http_conns.c).

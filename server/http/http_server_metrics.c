@@ -78,6 +78,18 @@ static int conn_metrics(struct server *s)
         "Host, a Transfer-Encoding other than chunked, obs-fold...), "
         "answered 400 (Bad Request) and closed.",
         "");
+    s->deadline_headers = metrics_counter(
+        s->metrics, "kpe_http_request_deadline_total",
+        "Connections closed because their request had not all arrived in "
+        "time, by what was still missing: headers (--header-timeout) or "
+        "body (--body-timeout).",
+        "missed=\"headers\"");
+    s->deadline_body = metrics_counter(
+        s->metrics, "kpe_http_request_deadline_total",
+        "Connections closed because their request had not all arrived in "
+        "time, by what was still missing: headers (--header-timeout) or "
+        "body (--body-timeout).",
+        "missed=\"body\"");
     s->mem_refused_request = metrics_counter(
         s->metrics, "kpe_http_memory_refusals_total",
         "Requests refused for memory: one needing more than 8 x its body + "
@@ -91,7 +103,8 @@ static int conn_metrics(struct server *s)
         "--max-inflight-bytes (503).",
         "reason=\"inflight\"");
     if (!s->accept_paused_cap || !s->accept_paused_error || !s->conns_shed ||
-        !s->chunk_refused || !s->header_refused || !s->mem_refused_request ||
+        !s->chunk_refused || !s->header_refused || !s->deadline_headers ||
+        !s->deadline_body || !s->mem_refused_request ||
         !s->mem_refused_inflight ||
         !metrics_gauge_fn(s->metrics, "kpe_http_inflight_bytes",
                           "Memory held by requests in flight.", "",

@@ -984,6 +984,90 @@ static void big_requests_should_not_hold_up_their_worker(void **state)
     harness_free(&h);
 }
 
+/* GET url: the status, and the time it took in *ms. */
+static long get_status(const char *base, const char *path, double *ms)
+{
+    struct http_result r;
+    char url[256];
+    double t0 = now_ms();
+    long status = -1;
+
+    snprintf(url, sizeof(url), "%s%s", base, path);
+    if (http_once("GET", url, NULL, 0, &r) == CURLE_OK)
+        status = r.status;
+    http_result_free(&r);
+    *ms = now_ms() - t0;
+    return status;
+}
+
+/*
+ * Evaluations that never end (issue 29): each is answered 503 after
+ * --eval-timeout and its pool thread replaced, so the next request is
+ * still evaluated; the probes and /metrics never wait for the pool (two
+ * stuck evaluations on a one-worker server used to make them time out).
+ * Past as many stuck threads as the pool has, /healthz fails.
+ */
+static void stuck_evaluations_should_get_503_and_spare_the_probes(void **state)
+{
+    static const char *const args[] = { "--workers", "1", "--eval-timeout", "1",
+                                        NULL };
+    static const char *const probes[] = { "/healthz", "/readyz", "/metrics",
+                                          "/version" };
+    struct hold_client hc[3];
+    struct http_result r;
+    struct harness h;
+    pthread_t t[3];
+    char url[256];
+    double ms;
+    size_t i;
+
+    (void)state;
+    start_wait_server(&h, args);
+    memset(hc, 0, sizeof(hc));
+    for (i = 0; i < 2; i++) {
+        snprintf(hc[i].url, sizeof(hc[i].url), "%s/wait", h.url);
+        hc[i].body = (char *)"{}";
+        hc[i].len = 2;
+        assert_int_equal(pthread_create(&t[i], NULL, hold_client_main, &hc[i]),
+                         0);
+    }
+    wait_for_hold();
+    usleep(200 * 1000); /* both handlers running: every pool thread held */
+    for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+        long st = get_status(h.url, probes[i], &ms);
+
+        /* /readyz: 503 too, the harness never says ready */
+        print_message("%s beside two stuck evaluations: %ld in %.1f ms\n",
+                      probes[i], st, ms);
+        assert_true(st == 200 || (st == 503 && i == 1));
+        assert_true(ms < 500);
+    }
+    for (i = 0; i < 2; i++) {
+        pthread_join(t[i], NULL);
+        assert_int_equal(hc[i].r.status, 503);
+        assert_non_null(strstr(hc[i].r.body, "--eval-timeout"));
+        http_result_free(&hc[i].r);
+    }
+    /* Both threads replaced: evaluation goes on. */
+    snprintf(url, sizeof(url), "%s/filter", h.url);
+    assert_int_equal(http_once("POST", url, "{}", 2, &r), CURLE_OK);
+    assert_int_equal(r.status, 200);
+    http_result_free(&r);
+    assert_int_equal(metric(&h, "kpe_http_eval_deadline_total"), 2);
+    assert_int_equal(get_status(h.url, "/healthz", &ms), 200);
+    /* A third stuck thread is past the bound (the pool's 2 threads). */
+    snprintf(hc[2].url, sizeof(hc[2].url), "%s/wait", h.url);
+    hc[2].body = (char *)"{}";
+    hc[2].len = 2;
+    assert_int_equal(pthread_create(&t[2], NULL, hold_client_main, &hc[2]), 0);
+    pthread_join(t[2], NULL);
+    assert_int_equal(hc[2].r.status, 503);
+    http_result_free(&hc[2].r);
+    assert_int_equal(get_status(h.url, "/healthz", &ms), 500);
+    atomic_store(&hold_state, 2); /* the handlers return: nothing leaks */
+    harness_free(&h);
+}
+
 static void *release_later(void *arg)
 {
     (void)arg;
@@ -1051,6 +1135,7 @@ int main(void)
         cmocka_unit_test(inflight_memory_should_refuse_big_requests_with_503),
         cmocka_unit_test(big_requests_should_not_hold_up_their_worker),
         cmocka_unit_test(shutdown_should_drop_offloaded_requests),
+        cmocka_unit_test(stuck_evaluations_should_get_503_and_spare_the_probes),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,6 +24,11 @@
  * and ReadTimeout, Envoy's request_headers_timeout). */
 #define OPTS_DEFAULT_HEADER_TIMEOUT 10
 #define OPTS_DEFAULT_BODY_TIMEOUT   60
+/* An evaluation answers 503 past this (kube-scheduler's own extender
+ * timeout is 5 s by default); a single plugin call running past
+ * --plugin-timeout makes /healthz fail. */
+#define OPTS_DEFAULT_EVAL_TIMEOUT   10
+#define OPTS_DEFAULT_PLUGIN_TIMEOUT 30
 #define OPTS_DEFAULT_IDLE_TIMEOUT   120 /* above Go's 90 s IdleConnTimeout */
 #define OPTS_DEFAULT_GRACE          10
 #define OPTS_MAX_CLUSTERS           64
@@ -62,6 +67,8 @@ struct srv_options {
     int read_timeout;   /* seconds */
     int header_timeout; /* seconds from a request's first byte */
     int body_timeout;   /* seconds from a request's first byte */
+    int eval_timeout;   /* seconds for a handler on the pool */
+    int plugin_timeout; /* seconds for one plugin call */
     int idle_timeout;   /* seconds */
     int shutdown_grace; /* seconds */
     int log_format;     /* enum opts_log_format */

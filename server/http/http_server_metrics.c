@@ -90,6 +90,11 @@ static int conn_metrics(struct server *s)
         "time, by what was still missing: headers (--header-timeout) or "
         "body (--body-timeout).",
         "missed=\"body\"");
+    s->eval_late = metrics_counter(
+        s->metrics, "kpe_http_eval_deadline_total",
+        "Requests answered 503 because their evaluation had not finished "
+        "--eval-timeout after they were received.",
+        "");
     s->mem_refused_request = metrics_counter(
         s->metrics, "kpe_http_memory_refusals_total",
         "Requests refused for memory: one needing more than 8 x its body + "
@@ -104,7 +109,7 @@ static int conn_metrics(struct server *s)
         "reason=\"inflight\"");
     if (!s->accept_paused_cap || !s->accept_paused_error || !s->conns_shed ||
         !s->chunk_refused || !s->header_refused || !s->deadline_headers ||
-        !s->deadline_body || !s->mem_refused_request ||
+        !s->deadline_body || !s->eval_late || !s->mem_refused_request ||
         !s->mem_refused_inflight ||
         !metrics_gauge_fn(s->metrics, "kpe_http_inflight_bytes",
                           "Memory held by requests in flight.", "",

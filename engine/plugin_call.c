@@ -65,15 +65,14 @@ int plugin_call_describe(const struct plugin_call *c, char *buf, size_t n)
     }
     snprintf(buf, n, "plugin \"%s\" (%s) for pod %s/%s%s%s",
              k.plugin ? k.plugin : "?", k.verb ? k.verb : "?",
-             k.ns ? k.ns : "?", k.pod ? k.pod : "?",
-             k.node ? " on node " : "", k.node ? k.node : "");
+             k.ns ? k.ns : "?", k.pod ? k.pod : "?", k.node ? " on node " : "",
+             k.node ? k.node : "");
     return 0;
 }
 
 /* ---- the fatal-signal handler ------------------------------------- */
 
-static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL,
-                                     SIGABRT };
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 
 static const char *signal_name(int sig)
 {

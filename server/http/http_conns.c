@@ -37,6 +37,7 @@
 #include "server/common/log.h"
 #include "server/http/http_framing_watch.h"
 #include "server/http/http_server.h"
+#include "server/http/http_tls.h"
 
 struct srv_conn {
     struct srv_conn *older, *newer;
@@ -50,6 +51,10 @@ struct srv_conn {
     struct srv_framing_watch fw;
     uint64_t consumed;   /* input bytes evhttp has taken */
     int corrupt_pending; /* a refused request waits its turn */
+    /* TLS: evhttp's callbacks and their argument, wrapped (on_tls_*). */
+    bufferevent_data_cb evhttp_read, evhttp_write;
+    bufferevent_event_cb evhttp_event;
+    void *evhttp_arg;
     /* Receiving a request (http_conns.h: SRV_DEADLINE_TICK_MS). */
     struct srv_conn *recv_older, *recv_newer;
     double req_began; /* ms of its first byte; 0 when not receiving */
@@ -637,6 +642,40 @@ static void on_resume(evutil_socket_t fd, short what, void *arg)
 
 /* ---- accepting ---------------------------------------------------- */
 
+/*
+ * A TLS connection's event, before evhttp's: a plaintext HTTP request
+ * where the handshake should be gets a plaintext 400 (srv_tls_answer_
+ * plaintext) rather than a bare close. evhttp sets its callbacks again for
+ * the next request, which ends the wrapping once the handshake is over.
+ */
+static void on_tls_event(struct bufferevent *bev, short what, void *arg)
+{
+    struct srv_conn *k = arg;
+
+    if (what & BEV_EVENT_ERROR)
+        srv_tls_answer_plaintext(bev);
+    /* May free k. */
+    k->evhttp_event(bev, what, k->evhttp_arg);
+}
+
+/* The bufferevent has one argument for its callbacks: evhttp's read and
+ * write callbacks are wrapped too, to get theirs back. */
+static void on_tls_read(struct bufferevent *bev, void *arg)
+{
+    struct srv_conn *k = arg;
+
+    if (k->evhttp_read)
+        k->evhttp_read(bev, k->evhttp_arg);
+}
+
+static void on_tls_write(struct bufferevent *bev, void *arg)
+{
+    struct srv_conn *k = arg;
+
+    if (k->evhttp_write)
+        k->evhttp_write(bev, k->evhttp_arg);
+}
+
 static void on_adopt(evutil_socket_t fd, short what, void *arg)
 {
     struct srv_conns *c = arg;
@@ -666,6 +705,13 @@ static void on_adopt(evutil_socket_t fd, short what, void *arg)
                 evbuffer_add_cb(bufferevent_get_output(bev), on_conn_output, k);
         }
         if (k && k->input_cb && k->output_cb) {
+            if (c->srv->ssl_ctx) {
+                bufferevent_getcb(bev, &k->evhttp_read, &k->evhttp_write,
+                                  &k->evhttp_event, &k->evhttp_arg);
+                if (k->evhttp_event)
+                    bufferevent_setcb(bev, on_tls_read, on_tls_write,
+                                      on_tls_event, k);
+            }
             /* What arrived before adoption. evhttp may have taken some
              * already: the framing watch cannot follow from the middle. */
             k->in_held = evbuffer_get_length(bufferevent_get_input(bev));

@@ -115,28 +115,38 @@ static void on_done(evutil_socket_t fd, short what, void *arg)
         j->drop(j);
 }
 
-static int start_thread(struct srv_offload *o);
-
-/* A pool thread back from a late job (lock held): free it if its worker
- * has answered, else leave that to the worker. Returns 1 when the thread
- * should leave the pool (it has been replaced). */
-static int late_returned(struct srv_offload *o, struct srv_pool_thread *t,
-                         struct srv_job *j, struct srv_job **free_it)
+/*
+ * A pool thread back from a late job (lock held): free it if its worker
+ * has answered, else leave that to the worker (*free_it). Returns 1 when
+ * the thread should leave the pool (it has been replaced); it is then
+ * still counted late until late_leave.
+ */
+static int late_returned(struct srv_offload *o, struct srv_job *j,
+                         struct srv_job **free_it)
 {
     if (j->answered)
         *free_it = j;
     else
         j->state = SRV_JOB_RETURNED;
+    return o->n_live >= o->n_target || o->stopping;
+}
+
+/* Lock held: t is no longer late; it stays in the pool (leave 0) or
+ * gives its slot back. The last thing t does under the lock: once
+ * n_late is 0, srv_offload_stop may free the pool. */
+static void late_leave(struct srv_offload *o, struct srv_pool_thread *t,
+                       int leave)
+{
     o->n_late--;
-    t->state = SLOT_LIVE;
-    o->n_live++;
-    if (o->n_live > o->n_target || o->stopping) {
+    t->rec = leave ? NULL : t->rec;
+    if (leave) {
         t->state = SLOT_FREE;
-        o->n_live--;
-        pthread_detach(t->tid);
-        return 1;
+        pthread_detach(pthread_self());
+    } else {
+        t->state = SLOT_LIVE;
+        o->n_live++;
     }
-    return 0;
+    pthread_cond_broadcast(&o->settled);
 }
 
 /*
@@ -194,15 +204,14 @@ static void *pool_main(void *arg)
             pthread_cond_broadcast(&o->settled);
             continue;
         }
-        leave = late_returned(o, t, j, &free_it);
-        pthread_cond_broadcast(&o->settled);
+        leave = late_returned(o, j, &free_it);
         if (free_it) {
             pthread_mutex_unlock(&o->lock);
             free_it->drop(free_it);
             pthread_mutex_lock(&o->lock);
         }
+        late_leave(o, t, leave);
         if (leave) {
-            t->rec = NULL;
             pthread_mutex_unlock(&o->lock);
             if (pr && pr->thread_end)
                 pr->thread_end(rec);

@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -790,8 +791,11 @@ int srv_conns_init(struct srv_conns *c, struct server *s,
     memset(c, 0, sizeof(*c));
     c->busy = busy;
     c->read_timeout_ms = read_timeout_s * 1000;
-    c->header_timeout_ms = s->opts.header_timeout * 1000;
-    c->body_timeout_ms = s->opts.body_timeout * 1000;
+    /* 0 (a server built without opts_defaults): no deadline. */
+    c->header_timeout_ms =
+        s->opts.header_timeout > 0 ? s->opts.header_timeout * 1000 : INT_MAX;
+    c->body_timeout_ms =
+        s->opts.body_timeout > 0 ? s->opts.body_timeout * 1000 : INT_MAX;
     c->throttle_ev = evtimer_new(base, on_throttle_tick, c);
     c->deadline_ev = evtimer_new(base, on_deadline_tick, c);
     if (!c->throttle_ev || !c->deadline_ev)

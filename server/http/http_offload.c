@@ -329,7 +329,7 @@ static void check_call(struct srv_offload *o, struct srv_pool_thread *t,
     unsigned long seq;
     char what[384], why[512];
 
-    if (!pr || !pr->seq || !t->rec)
+    if (!pr || !pr->seq || !t->rec || o->srv->opts.plugin_timeout <= 0)
         return;
     seq = pr->seq(t->rec);
     if (!(seq & 1) || seq != t->seen_seq) {
@@ -435,11 +435,12 @@ static int wait_late(struct srv_offload *o)
 void srv_offload_stop(struct server *s)
 {
     struct srv_offload *o = s->offload;
-    pthread_t joins[256];
+    pthread_t *joins;
     int i, n = 0, stuck;
 
     if (!o)
         return;
+    joins = calloc((size_t)o->n_slots, sizeof(*joins));
     pthread_mutex_lock(&o->lock);
     o->stopping = 1;
     pthread_cond_broadcast(&o->work);
@@ -450,17 +451,21 @@ void srv_offload_stop(struct server *s)
     pthread_mutex_lock(&o->lock);
     stuck = wait_late(o);
     for (i = 0; i < o->n_slots; i++) {
-        if (o->slots[i].state == SLOT_LIVE && n < 256)
+        if (o->slots[i].state == SLOT_LIVE && joins)
             joins[n++] = o->slots[i].tid;
-        else if (o->slots[i].state == SLOT_LATE)
+        else if (o->slots[i].state != SLOT_FREE)
             pthread_detach(o->slots[i].tid);
     }
     pthread_mutex_unlock(&o->lock);
     for (i = 0; i < n; i++)
         pthread_join(joins[i], NULL);
+    free(joins);
+    if (!joins && !stuck)
+        stuck = -1; /* live threads detached: they may still lock it */
     s->offload = NULL;
     if (stuck) {
-        LOG_WARN("offload pool: %d thread(s) still stuck at exit", stuck);
+        if (stuck > 0)
+            LOG_WARN("offload pool: %d thread(s) still stuck at exit", stuck);
         return;
     }
     /* srv_offload_quiesce has dropped every worker's jobs. */
@@ -487,7 +492,9 @@ int srv_offload_submit(struct server *s, struct srv_job *j)
     j->queued = NULL;
     j->thread = NULL;
     j->answered = 0;
-    j->deadline = kube_now() + s->opts.eval_timeout;
+    /* No --eval-timeout (0, a server built without opts_defaults): none. */
+    j->deadline =
+        s->opts.eval_timeout > 0 ? kube_now() + s->opts.eval_timeout : 1e300;
     pthread_mutex_lock(&o->lock);
     j->prev = NULL;
     j->next = o->all;

@@ -93,6 +93,9 @@ static const struct {
       S("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: identity, "
         "chunked\r\n\r\n"),
       SRV_FW_CORRUPT, SRV_FW_BAD_TE },
+    { "Transfer-Encoding in HTTP/1.0",
+      S("POST / HTTP/1.0\r\n" TE "Content-Length: 2\r\n\r\n{}"), SRV_FW_CORRUPT,
+      SRV_FW_BAD_TE },
     { "two Transfer-Encoding headers",
       S("POST / HTTP/1.1\r\nHost: x\r\n" TE TE "\r\n"), SRV_FW_CORRUPT,
       SRV_FW_BAD_TE },

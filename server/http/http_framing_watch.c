@@ -102,7 +102,8 @@ static void data_done(struct srv_framing_watch *f)
 }
 
 /* Does the request line, whose last bytes are in f->tail, name HTTP/1.1
- * or newer (evhttp_parse_http_version: "HTTP/<major>.<minor>")? */
+ * or newer (1), an older version (0), or none evhttp reads (-1)
+ * (evhttp_parse_http_version: "HTTP/<major>.<minor>")? */
 static int version_needs_host(const struct srv_framing_watch *f)
 {
     char t[sizeof(f->tail) + 1], *v;
@@ -118,14 +119,14 @@ static int version_needs_host(const struct srv_framing_watch *f)
         ;
     if (strncmp(v, "HTTP/", 5) != 0 ||
         sscanf(v + 5, "%u.%u%c", &major, &minor, &end) != 2)
-        return 0;
+        return -1;
     return major > 1 || (major == 1 && minor >= 1);
 }
 
 static void request_line(struct srv_framing_watch *f, const char *l, size_t n)
 {
     const char *sp = memchr(l, ' ', n);
-    int body = sp ? method_has_body(l, (size_t)(sp - l)) : -1;
+    int body = sp ? method_has_body(l, (size_t)(sp - l)) : -1, version;
 
     if (body < 0) {
         f->state = SRV_FW_OFF;
@@ -134,7 +135,9 @@ static void request_line(struct srv_framing_watch *f, const char *l, size_t n)
     f->has_body = (unsigned char)body;
     f->chunked = f->have_len = f->seen_te = 0;
     f->n_host = 0;
-    f->need_host = (unsigned char)version_needs_host(f);
+    version = version_needs_host(f);
+    f->need_host = version == 1;
+    f->http10 = version == 0;
     f->content_length = 0;
     f->state = SRV_FW_HEADERS;
 }
@@ -194,8 +197,10 @@ static void header_line(struct srv_framing_watch *f, char *l, int whole)
         f->n_host += f->n_host < 2;
     } else if (!evutil_ascii_strcasecmp(l, "Transfer-Encoding")) {
         /* One, exactly "chunked" (Go: transferReader.parseTransferEncoding;
-         * evhttp would take the first and ignore the rest). */
-        if (f->seen_te || !whole) {
+         * evhttp would take the first and ignore the rest), and never in
+         * HTTP/1.0, where RFC 9112 section 6.1 calls the framing faulty
+         * (Go ignores it there, evhttp reads chunks: they would differ). */
+        if (f->seen_te || !whole || f->http10) {
             refuse(f, SRV_FW_BAD_TE);
             return;
         }

@@ -12,7 +12,7 @@
  *   CR; section 5.5 and 2.2);
  * - no Host, or more than one, in an HTTP/1.1 request (section 3.2);
  * - a Transfer-Encoding other than exactly "chunked" (section 6.1: we
- *   know no other coding);
+ *   know no other coding), or any in HTTP/1.0;
  * - a chunk size that is not 1 to 16 hex digits ("0x1a3", "+2", "";
  *   section 7.1), or holds a control character;
  * - obs-fold (section 5.2 allows refusing it), a Content-Length longer
@@ -74,6 +74,7 @@ struct srv_framing_watch {
     unsigned char have_len;  /* a Content-Length seen (the first counts) */
     unsigned char seen_te;   /* the first Transfer-Encoding seen */
     unsigned char need_host; /* HTTP/1.1 or newer: exactly one Host */
+    unsigned char http10;    /* HTTP/1.0 or older: no Transfer-Encoding */
     unsigned char n_host;    /* Host headers of this request (saturates) */
     unsigned char colon;     /* this header line's colon seen */
     unsigned char cr;        /* a CR was the last byte of this line so far */

@@ -383,6 +383,31 @@ static void preempt_should_keep_nodes_freed_by_their_victims(void **state)
     post(f, "preempt", body, &r);
     assert_string_equal(r.body, "{\"NodeNameToMetaVictims\":{}}");
     http_result_free(&r);
+    /* A node named twice with victims: Go would keep the last entry, a
+     * merge would not; refused (issue 29). After a null, the last wins. */
+    snprintf(body, sizeof(body),
+             "{\"Pod\":%s,\"NodeNameToMetaVictims\":{"
+             "\"general-1\":{\"Pods\":[],\"NumPDBViolations\":0},"
+             "\"general-1\":{\"Pods\":[{\"UID\":"
+             "\"bceb88c6-1020-37a6-ad0c-b10af6cd8fe7\"}],"
+             "\"NumPDBViolations\":1}}}",
+             pod);
+    post(f, "preempt", body, &r);
+    expect_in(&r, "NodeNameToMetaVictims: node \\\"general-1\\\" named twice");
+    http_result_free(&r);
+    snprintf(body, sizeof(body),
+             "{\"Pod\":%s,\"NodeNameToMetaVictims\":{\"general-1\":null},"
+             "\"nodeNameToMetaVictims\":{"
+             "\"general-1\":{\"Pods\":[{\"UID\":"
+             "\"bceb88c6-1020-37a6-ad0c-b10af6cd8fe7\"}],"
+             "\"NumPDBViolations\":1}}}",
+             pod);
+    post(f, "preempt", body, &r);
+    assert_string_equal(r.body,
+                        "{\"NodeNameToMetaVictims\":{\"general-1\":{\"Pods\":"
+                        "[{\"UID\":\"bceb88c6-1020-37a6-ad0c-b10af6cd8fe7\"}],"
+                        "\"NumPDBViolations\":1}}}");
+    http_result_free(&r);
 }
 
 static void metrics_should_count_predicate_failures(void **state)

@@ -114,6 +114,18 @@ void json_dups_resolve(struct arena *a, cJSON *obj)
     }
 }
 
+void json_dups_resolve_tree(struct arena *a, cJSON *v)
+{
+    cJSON *c;
+
+    if (cJSON_IsObject(v))
+        json_dups_resolve(a, v);
+    for (c = v->child; c; c = c->next) {
+        if (cJSON_IsObject(c) || cJSON_IsArray(c))
+            json_dups_resolve_tree(a, c);
+    }
+}
+
 int json_key_names_field(const char *k, size_t n, const char *name)
 {
     const unsigned char *p = (const unsigned char *)k, *end = p + n;

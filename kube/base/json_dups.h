@@ -45,6 +45,10 @@ static inline uint64_t json_dups_key_bit(const char *key)
  */
 void json_dups_resolve(struct arena *a, struct cJSON *obj);
 
+/* json_dups_resolve on every object of the tree at v, as parsing with
+ * JSON_ARENA_GO_KEYS would have done. */
+void json_dups_resolve_tree(struct arena *a, struct cJSON *v);
+
 /*
  * Does the decoded key k (UTF-8, n bytes) name the ASCII struct field
  * `name` for Go's decoder: equal ignoring ASCII case, where U+017F (long

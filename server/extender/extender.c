@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kube/base/hash.h"
 #include "kube/base/json_dups.h"
 #include "kube/base/json_parse.h"
 #include "kube/base/json_scan.h"
@@ -680,6 +681,51 @@ static int decode_victims(struct arena *a, const cJSON *v, bool meta,
     return 0;
 }
 
+/*
+ * A node named twice in the victims maps root.key (every member naming
+ * that field), both times with an object: Go's decoder gives the map
+ * entry a fresh value each time (the last one wins), where the tree's
+ * duplicate resolution, made for struct fields, would merge the two.
+ * Refused rather than answered for another set of victims.
+ */
+static int victims_twice(struct arena *a, const cJSON *root, const char *key,
+                         struct err *e)
+{
+    const cJSON *m, *v;
+    const cJSON **slots;
+    size_t n = 0, cap = 1, i;
+    char q[160];
+
+    for (m = root->child; m; m = m->next) {
+        if (cJSON_IsObject(m) &&
+            json_key_names_field(m->string, strlen(m->string), key))
+            for (v = m->child; v; v = v->next)
+                n++;
+    }
+    while (cap < n * 2)
+        cap <<= 1;
+    slots = n ? arena_calloc(a, cap, sizeof(*slots)) : NULL;
+    if (n && !slots)
+        return err_set(e, "out of memory");
+    for (m = root->child; m; m = m->next) {
+        if (!cJSON_IsObject(m) ||
+            !json_key_names_field(m->string, strlen(m->string), key))
+            continue;
+        for (v = m->child; v; v = v->next) {
+            i = (size_t)kube_fnv_str(KUBE_FNV_OFFSET, v->string) & (cap - 1);
+            while (slots[i] && strcmp(slots[i]->string, v->string))
+                i = (i + 1) & (cap - 1);
+            if (slots[i] && cJSON_IsObject(slots[i]) && cJSON_IsObject(v))
+                return err_set(e,
+                               "%s: node %s named twice: the victims of "
+                               "which one?",
+                               key, err_quote(q, sizeof(q), v->string, 120));
+            slots[i] = v;
+        }
+    }
+    return 0;
+}
+
 static int decode_candidates(struct arena *a, const cJSON *root,
                              struct ext_victims **out, size_t *n, struct err *e)
 {
@@ -747,8 +793,8 @@ char *ext_preempt(const struct eval_plans *plans, const struct cluster *cl,
     struct jsonw w;
     size_t n = 0, i, k;
 
-    if (json_arena_parse(a, body, len, JSON_ARENA_NO_NUL | JSON_ARENA_GO_KEYS,
-                         &root, e) < 0) {
+    /* Duplicate keys resolved below, once the victims maps are checked. */
+    if (json_arena_parse(a, body, len, JSON_ARENA_NO_NUL, &root, e) < 0) {
         err_prefix(e, "request body: ");
         return NULL;
     }
@@ -756,6 +802,10 @@ char *ext_preempt(const struct eval_plans *plans, const struct cluster *cl,
         err_set(e, "request body: expected an ExtenderPreemptionArgs object");
         return NULL;
     }
+    if (victims_twice(a, root, "NodeNameToVictims", e) < 0 ||
+        victims_twice(a, root, "NodeNameToMetaVictims", e) < 0)
+        return NULL;
+    json_dups_resolve_tree(a, root);
     podj = member(a, root, "Pod");
     if (!podj || cJSON_IsNull(podj)) {
         err_set(e, "Pod: missing: the request names no pod");

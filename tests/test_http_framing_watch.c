@@ -52,6 +52,11 @@ static const struct {
         "................................................................"
         " HTTP/1.1\r\nHost: x\r\n\r\n"),
       SRV_FW_REQUEST, SRV_FW_OK },
+    { "a header name longer than the line kept",
+      S("GET / HTTP/1.1\r\nHost: x\r\nX-"
+        "0123456789012345678901234567890123456789012345678901234567890123"
+        ": v\r\n\r\n"),
+      SRV_FW_REQUEST, SRV_FW_OK },
     { "obs-text and HTAB in a value",
       S("GET / HTTP/1.1\r\nHost: x\r\nX-A: \t\xe9t\xe9\t\r\n\r\n"),
       SRV_FW_REQUEST, SRV_FW_OK },

@@ -178,7 +178,10 @@ static void headers_end(struct srv_framing_watch *f)
     }
 }
 
-static void header_line(struct srv_framing_watch *f, char *l, int whole)
+/* A header line (not empty): l its start (SRV_FW_LINE bytes at most),
+ * whole when that is all of it, colon when it has one (maybe past l). */
+static void header_line(struct srv_framing_watch *f, char *l, int whole,
+                        int has_colon)
 {
     char *colon = strchr(l, ':'), *v, *end;
     long long n;
@@ -188,10 +191,12 @@ static void header_line(struct srv_framing_watch *f, char *l, int whole)
         refuse(f, SRV_FW_BAD_FOLD);
         return;
     }
-    if (!colon) {
+    if (!has_colon) {
         refuse(f, SRV_FW_BAD_NO_COLON);
         return;
     }
+    if (!colon)
+        return; /* a name longer than SRV_FW_LINE: none of ours */
     *colon = '\0';
     if (!evutil_ascii_strcasecmp(l, "Host")) {
         f->n_host += f->n_host < 2;
@@ -295,7 +300,7 @@ static void end_line(struct srv_framing_watch *f)
         if (empty)
             headers_end(f);
         else
-            header_line(f, f->line, whole);
+            header_line(f, f->line, whole, colon);
         break;
     case SRV_FW_CHUNK_SIZE:
         if (!empty)

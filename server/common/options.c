@@ -115,7 +115,7 @@ static const struct opt_def opt_table[] = {
     { "eval-timeout", NULL, OT_INT, OFF(eval_timeout), 1, 86400, NULL,
       "SECONDS", "answer 503 to a request whose evaluation (queue wait "
       "included) has not finished this long after it was received; a "
-      "thread stuck in it is replaced, up to as many as --workers", "10" },
+      "thread stuck in it is replaced, up to twice --workers at once", "10" },
     { "plugin-timeout", NULL, OT_INT, OFF(plugin_timeout), 1, 86400, NULL,
       "SECONDS", "a single plugin call (filter, score, ...) running this "
       "long is logged with the plugin, the pod and the node, and /healthz "

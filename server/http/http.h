@@ -132,7 +132,4 @@ void srv_reply_text(struct srv_response *r, int status, const char *text);
 int srv_response_header(struct srv_response *r, const char *name,
                         const char *value);
 
-/* A request header (case-insensitive name), or NULL. */
-const char *srv_request_header(const struct srv_request *req, const char *name);
-
 #endif

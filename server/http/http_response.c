@@ -69,11 +69,6 @@ int srv_response_header(struct srv_response *r, const char *name,
                              value);
 }
 
-const char *srv_request_header(const struct srv_request *req, const char *name)
-{
-    return evhttp_find_header(evhttp_request_get_input_headers(req->ev), name);
-}
-
 /* Send r on req once; returns the body length sent. */
 size_t srv_send_response(struct srv_worker *w, struct evhttp_request *req,
                          struct srv_response *r)

@@ -419,6 +419,12 @@ int plugin_host_add_predicate(const struct kpe_predicate *p, struct err *e)
         s->def.args_kind = PRED_ARGS_CUSTOM;
         s->def.args = s->schema;
         s->def.parse_args = keep_pred_arg;
+        if (pred_registry_keys_fit(&s->def, e) < 0) {
+            pred_registry_truncate(i);
+            free(s->schema);
+            memset(s, 0, sizeof(*s));
+            return -1;
+        }
     }
     return 0;
 }
@@ -466,6 +472,12 @@ int plugin_host_add_priority(const struct kpe_priority *p, struct err *e)
         s->def.args_kind = PRIO_ARGS_CUSTOM;
         s->def.args = s->schema;
         s->def.parse_args = keep_prio_arg;
+        if (prio_registry_keys_fit(&s->def, e) < 0) {
+            prio_registry_truncate(i);
+            free(s->schema);
+            memset(s, 0, sizeof(*s));
+            return -1;
+        }
     }
     return 0;
 }

@@ -78,17 +78,23 @@ void *kpe_args_add(struct kpe_args_written *w, const struct kpe_arg_schema *s,
     return v;
 }
 
-size_t kpe_arg_schemas_add(const struct kpe_arg_schema **set, size_t n,
-                           size_t max, const struct kpe_arg_schema *s)
+int kpe_arg_schemas_add(const struct kpe_arg_schema **set, size_t *n,
+                        size_t max, const struct kpe_arg_schema *s,
+                        struct err *e)
 {
     size_t j;
 
-    for (j = 0; s && j < n && set[j] != s; j++)
+    for (j = 0; s && j < *n && set[j] != s; j++)
         ;
-    if (!s || j < n || n == max)
-        return n;
-    for (j = n++; j > 0 && set[j - 1]->api_order > s->api_order; j--)
+    if (!s || j < *n)
+        return 0;
+    if (*n == max)
+        return err_set(e,
+                       "argument key \"%s\" refused: the policy already "
+                       "reads %zu argument keys, the most one kind holds",
+                       s->key, max);
+    for (j = (*n)++; j > 0 && set[j - 1]->api_order > s->api_order; j--)
         set[j] = set[j - 1];
     set[j] = s;
-    return n;
+    return 0;
 }

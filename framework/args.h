@@ -118,11 +118,13 @@ void *kpe_args_add(struct kpe_args_written *w, const struct kpe_arg_schema *s,
                    struct arena *a);
 
 /*
- * Add s (NULL: nothing) to the set[0..n) of at most max schemas, kept
- * unique and in api_order; the new count.
+ * Add s (NULL: nothing) to the set[0..*n) of at most max schemas, kept
+ * unique and in api_order (*n grows). Returns 0, or -1 with e set (the key
+ * quoted) when s is new and the set already holds max schemas.
  */
-size_t kpe_arg_schemas_add(const struct kpe_arg_schema **set, size_t n,
-                           size_t max, const struct kpe_arg_schema *s);
+int kpe_arg_schemas_add(const struct kpe_arg_schema **set, size_t *n,
+                        size_t max, const struct kpe_arg_schema *s,
+                        struct err *e);
 
 /* Append one string (NULL: "") to an arena list; 0 or -1 with e set. */
 int kpe_strlist_push(struct arena *a, struct policy_strlist *l, const char *s,

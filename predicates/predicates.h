@@ -1,6 +1,7 @@
 /*
  * predicates.h: the predicate registry. One static const row per Policy
- * predicate name (predicates/registry.c), in kube-scheduler v1.22's run
+ * predicate name (the rows of predicates/registry.c, served by the
+ * framework's registry machinery), in kube-scheduler v1.22's run
  * order (legacy_registry.go predicateOrdering), with the names v1.22
  * dropped (loaded only with `compat legacy`) and our own predicates
  * interleaved. Name strings are defined once, here.
@@ -17,6 +18,7 @@
 #include "framework/args.h"
 #include "framework/args_check.h"
 #include "framework/high_comm_arg.h"
+#include "framework/registry.h"
 #include "predicates/plugins.h"
 
 /* ---- names: v1.22 (legacy_registry.go) ---- */
@@ -112,19 +114,15 @@ typedef int pred_parse_args_fn(const void *written, struct arena *a,
  * once in registry.c, whose order is the run order.
  */
 struct pred_def {
-    const char *name;           /* the Policy name */
-    const char *const *aliases; /* other spellings, NULL-ended; or NULL */
-    unsigned flags;             /* PRED_* */
-    unsigned needs;             /* KPE_NEED_* */
+    /* name, aliases, flags (PRED_*), needs, args (as written), doc */
+    KPE_DEF_HEAD;
     enum pred_args_kind args_kind;
-    const struct kpe_arg_schema *args; /* its argument as written, or NULL */
     /* its typed arguments (fields of struct pred_args), as check shows them */
     const struct kpe_arg_schema *resolved;
     pred_parse_args_fn *parse_args; /* NULL: takes no argument */
     /* the v1.22 filter plugins it maps to, NULL-ended */
     const struct pred_plugin *plugins[KPE_MAX_PLUGINS];
     const struct pred_plugin *own; /* no v1.22 plugin: the code it runs */
-    const char *doc;               /* one line for list and the docs */
 };
 
 /* The descriptors in run order; *n gets their count. */
@@ -158,12 +156,16 @@ const char *const *pred_v122_ordering(size_t *n);
 
 /*
  * Append a plugin's descriptor d (which must outlive its use) after the
- * static rows, so that pred_registry() and pred_lookup() find it. Refuses
- * a name or alias already known, or a name a built-in filter plugin has.
- * Call only at start, before any policy is read and before threads run.
- * Returns 0, or -1 with e set (the name quoted).
+ * static rows (kpe_registry_add). Call only at start, before any policy
+ * is read and before threads run. Returns 0, or -1 with e set.
  */
 int pred_registry_add(const struct pred_def *d, struct err *e);
+
+/*
+ * After setting the args of d, an added descriptor: whether every argument
+ * key still fits (kpe_registry_keys_fit). 0, or -1 with e set.
+ */
+int pred_registry_keys_fit(const struct pred_def *d, struct err *e);
 
 /* How many descriptors plugins added. */
 size_t pred_registry_runtime(void);

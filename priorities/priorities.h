@@ -17,6 +17,7 @@
 #include "framework/args_check.h"
 #include "framework/high_comm_arg.h"
 #include "framework/plugin.h"
+#include "framework/registry.h"
 #include "priorities/plugins.h"
 
 /* ---- names: v1.22 (legacy_registry.go) ---- */
@@ -119,13 +120,11 @@ typedef int prio_parse_args_fn(const void *written, struct arena *a,
  * plugins.
  */
 struct prio_def {
-    const char *name;           /* PRIO_NAME_*: the resolved key */
-    const char *const *aliases; /* other spellings, NULL-ended; or NULL */
-    unsigned flags;             /* PRIO_* */
-    int64_t default_weight;     /* weight in the v1.22 default set; 0: none */
-    unsigned needs;             /* KPE_NEED_* */
+    /* name (PRIO_NAME_*: the resolved key), aliases, flags (PRIO_*),
+     * needs, args (as written), doc */
+    KPE_DEF_HEAD;
+    int64_t default_weight; /* weight in the v1.22 default set; 0: none */
     enum prio_args_kind args_kind;
-    const struct kpe_arg_schema *args;   /* its argument as written, or NULL */
     const struct kpe_arg_schema *values; /* list: values no argument sets */
     /* its typed arguments (fields of struct prio_args), as check shows them */
     const struct kpe_arg_schema *resolved;
@@ -133,7 +132,6 @@ struct prio_def {
     const struct prio_plugin *plugins[2]; /* the v1.22 plugin, NULL-ended */
     const struct prio_plugin *own;      /* no v1.22 plugin: the code it runs */
     const struct prio_plugin *gate_off; /* DefaultPodTopologySpread off */
-    const char *doc;                    /* one line for list and the docs */
 };
 
 /* The descriptors sorted by name (= v1.22 plugin generation order). */
@@ -162,14 +160,14 @@ size_t prio_index(const struct prio_def *d);
 /* Most descriptors plugins may add (the runtime part of the registry). */
 #define PRIO_MAX_RUNTIME 32
 
-/*
- * Append a plugin's descriptor d (which must outlive its use) after the
- * static rows, so that prio_registry() and prio_lookup() find it. Refuses
- * a name or alias already known, or a name a built-in score plugin has.
- * Call only at start, before any policy is read and before threads run.
- * Returns 0, or -1 with e set (the name quoted).
- */
+/* As pred_registry_add, for a priority descriptor. */
 int prio_registry_add(const struct prio_def *d, struct err *e);
+
+/*
+ * After setting the args of d, an added descriptor: whether every argument
+ * key still fits (kpe_registry_keys_fit). 0, or -1 with e set.
+ */
+int prio_registry_keys_fit(const struct prio_def *d, struct err *e);
 
 /* How many descriptors plugins added. */
 size_t prio_registry_runtime(void);

@@ -34,8 +34,7 @@ const struct kpe_def *kpe_registry_lookup(const struct kpe_registry *r,
     return NULL;
 }
 
-size_t kpe_registry_index(const struct kpe_registry *r,
-                          const struct kpe_def *d)
+size_t kpe_registry_index(const struct kpe_registry *r, const struct kpe_def *d)
 {
     size_t nr, i;
     const struct kpe_def *const *v = kpe_registry_view(r, &nr);
@@ -125,8 +124,8 @@ int kpe_registry_add(struct kpe_registry *r, const struct kpe_def *d,
     return 0;
 }
 
-int kpe_registry_keys_fit(const struct kpe_registry *r,
-                          const struct kpe_def *d, struct err *e)
+int kpe_registry_keys_fit(const struct kpe_registry *r, const struct kpe_def *d,
+                          struct err *e)
 {
     const struct kpe_arg_schema *keys[KPE_MAX_ARGS];
     size_t nr, n;

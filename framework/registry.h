@@ -23,11 +23,11 @@
  * here as struct kpe_def (see KPE_DEF_HEAD).
  */
 #define KPE_DEF_HEAD_MEMBERS                                                   \
-    const char *name;           /* the Policy name */                         \
-    const char *const *aliases; /* other spellings, NULL-ended; or NULL */    \
-    unsigned flags;             /* the kind's own flags */                    \
-    unsigned needs;             /* KPE_NEED_* */                              \
-    const struct kpe_arg_schema *args; /* its argument as written, or NULL */ \
+    const char *name;           /* the Policy name */                          \
+    const char *const *aliases; /* other spellings, NULL-ended; or NULL */     \
+    unsigned flags;             /* the kind's own flags */                     \
+    unsigned needs;             /* KPE_NEED_* */                               \
+    const struct kpe_arg_schema *args; /* its argument as written, or NULL */  \
     const char *doc;                   /* one line for list and the docs */
 
 struct kpe_def {
@@ -104,8 +104,8 @@ int kpe_registry_add(struct kpe_registry *r, const struct kpe_def *d,
  * for an owner that sets d->args after adding d. 0, or -1 with e set
  * ("<kind> \"<d's name>\": more than 40 argument keys ...").
  */
-int kpe_registry_keys_fit(const struct kpe_registry *r,
-                          const struct kpe_def *d, struct err *e);
+int kpe_registry_keys_fit(const struct kpe_registry *r, const struct kpe_def *d,
+                          struct err *e);
 
 /* Forget the runtime descriptors past the first keep (rollback, unload). */
 void kpe_registry_truncate(struct kpe_registry *r, size_t keep);

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <string.h>
@@ -63,6 +64,7 @@ static int zone_filter(const void *arg, const struct kpe_pod *pod,
 }
 
 static const struct kpe_predicate zone_pred = {
+    sizeof(struct kpe_predicate),
     "TestZones",
     0,
     "test: zoned pods fit their zones",
@@ -84,6 +86,7 @@ static int free_cpu(const void *arg, const struct kpe_pod *pod,
 }
 
 static const struct kpe_priority free_prio = {
+    sizeof(struct kpe_priority),
     "TestFreeCpu",
     KPE_USES_NODE_REQUESTED | KPE_SCORE_NORMALIZE,
     "test: free cpu",
@@ -204,19 +207,43 @@ static const char *const no_reasons[] = { NULL };
 static void refused_descriptors_should_leave_the_registry_alone(void **state)
 {
     static const struct kpe_predicate builtin = {
-        "HighCommPodFilter", 0, "x", one_reason, zone_filter, NULL,
+        sizeof(struct kpe_predicate),
+        "HighCommPodFilter",
+        0,
+        "x",
+        one_reason,
+        zone_filter,
+        NULL,
     };
     static const struct kpe_predicate bad_name = {
-        "no spaces", 0, "x", one_reason, zone_filter, NULL,
+        sizeof(struct kpe_predicate),
+        "no spaces",
+        0,
+        "x",
+        one_reason,
+        zone_filter,
+        NULL,
     };
     static const struct kpe_predicate no_reason = {
-        "NoReason", 0, "x", no_reasons, zone_filter, NULL,
+        sizeof(struct kpe_predicate),
+        "NoReason",
+        0,
+        "x",
+        no_reasons,
+        zone_filter,
+        NULL,
     };
     static const struct kpe_plugin_args taken = {
         "testZones", sizeof(struct zone_arg), zone_fields, 3, "again",
     };
     static const struct kpe_predicate same_key = {
-        "SameKey", 0, "x", one_reason, zone_filter, &taken,
+        sizeof(struct kpe_predicate),
+        "SameKey",
+        0,
+        "x",
+        one_reason,
+        zone_filter,
+        &taken,
     };
     size_t n_before, n;
     struct err e;
@@ -249,12 +276,46 @@ static void refused_descriptors_should_leave_the_registry_alone(void **state)
                                "or directory");
 }
 
+/* A descriptor without its size (a plugin of before major.minor, or one
+ * that forgot .size) is refused, naming the fix. */
+static void descriptors_should_carry_their_size(void **state)
+{
+    static const struct kpe_predicate unsized = {
+        0, "Unsized", 0, "x", one_reason, zone_filter, NULL,
+    };
+    static const struct kpe_priority unsized_prio = {
+        0, "UnsizedPrio", 0, "x", free_cpu, NULL,
+    };
+    size_t n_before, n;
+    struct err e;
+    char want[160];
+
+    (void)state;
+    pred_registry(&n_before);
+    assert_int_equal(plugin_host_add_predicate(&unsized, &e), -1);
+    snprintf(want, sizeof(want),
+             "a predicate descriptor with .size 0: set .size = sizeof(struct "
+             "kpe_predicate) (at least %zu)",
+             offsetof(struct kpe_predicate, args) + sizeof(void *));
+    assert_string_equal(e.msg, want);
+    assert_int_equal(plugin_host_add_priority(&unsized_prio, &e), -1);
+    snprintf(want, sizeof(want),
+             "a priority descriptor with .size 0: set .size = sizeof(struct "
+             "kpe_priority) (at least %zu)",
+             offsetof(struct kpe_priority, args) + sizeof(void *));
+    assert_string_equal(e.msg, want);
+    pred_registry(&n);
+    assert_int_equal(n, n_before);
+    assert_null(pred_lookup("Unsized"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(plugin_predicate_should_run_with_its_argument),
         cmocka_unit_test(plugin_priority_should_normalize_free_cpu),
         cmocka_unit_test(refused_descriptors_should_leave_the_registry_alone),
+        cmocka_unit_test(descriptors_should_carry_their_size),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -103,6 +103,16 @@ static int64_t node_requested(const struct kpe_node *n, const char *resource)
     return res_get(&ni_of(n)->requested, resource);
 }
 
+static int32_t pod_priority(const struct kpe_pod *p)
+{
+    return p->pod->has_priority ? p->pod->priority : 0;
+}
+
+static int node_unschedulable(const struct kpe_node *n)
+{
+    return ni_of(n)->node->unschedulable ? 1 : 0;
+}
+
 /* ---- slots ---- */
 
 struct pred_slot {
@@ -557,4 +567,6 @@ void plugin_host_fill(struct kpe_plugin_host *h)
     h->node_label = node_label;
     h->node_allocatable = node_allocatable;
     h->node_requested = node_requested;
+    h->pod_priority = pod_priority; /* 1.1 */
+    h->node_unschedulable = node_unschedulable;
 }

@@ -41,7 +41,7 @@ extern "C" {
  * (the server refuses them); a new minor only appends.
  */
 #define KPE_PLUGIN_API_MAJOR 1
-#define KPE_PLUGIN_API_MINOR 0
+#define KPE_PLUGIN_API_MINOR 1
 
 /*
  * What KPE_PLUGIN_MAGIC records: the version and the struct sizes the
@@ -186,7 +186,8 @@ struct kpe_priority {
  * What the server hands kpe_plugin_init; the pointer stays valid while the
  * plugin is loaded, so a plugin may keep it. A server of a newer minor
  * hands a longer table: a plugin reads only the members its header has
- * (size says how many the server filled). The register functions keep
+ * (size says how many the server filled). A member marked "1.1" exists
+ * from minor 1 on. The register functions keep
  * pointers into the descriptor: it must outlive the plugin. They return 0, or
  * -1 when the server refuses it (the reason is reported by the server); the
  * plugin then returns nonzero from kpe_plugin_init. Registration happens
@@ -228,6 +229,11 @@ struct kpe_plugin_host {
     int64_t (*node_requested)(const struct kpe_node *node,
                               const char *resource);
     /* ---- 1.0 ends here; a minor appends below, never above ---- */
+
+    /* 1.1: spec.priority, 0 when unset (corev1helpers.PodPriority). */
+    int32_t (*pod_priority)(const struct kpe_pod *pod);
+    /* 1.1: 1 when spec.unschedulable (cordoned), else 0. */
+    int (*node_unschedulable)(const struct kpe_node *node);
 };
 
 /* The entry point every plugin defines. Returns 0 on success. */

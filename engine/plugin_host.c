@@ -367,7 +367,7 @@ static struct kpe_arg_schema *schema_of(const struct kpe_plugin_args *pa,
     size_t i;
 
     if (!good_name(pa->key) || !pa->size || !pa->fields || !pa->n_fields ||
-        pa->n_fields > 64) {
+        pa->n_fields > KPE_MAX_ARG_FIELDS) {
         err_set(e,
                 "\"%s\": bad argument schema (want a key, a size and "
                 "1..64 fields)",
@@ -396,6 +396,11 @@ static struct kpe_arg_schema *schema_of(const struct kpe_plugin_args *pa,
         f[i].name = pf->name;
         f[i].offset = pf->offset;
         f[i].def = pf->def;
+        if (kpe_arg_default_check(&f[i], e) < 0) {
+            err_prefix(e, "%s \"%s\": argument ", kind, name);
+            free(s);
+            return NULL;
+        }
     }
     s->key = pa->key;
     s->api_order = order;

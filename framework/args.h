@@ -97,8 +97,12 @@ struct kpe_arg_schema {
 
 struct kpe_arg_value {
     const struct kpe_arg_schema *schema;
-    void *value; /* schema->size bytes */
+    void *value;    /* schema->size bytes */
+    uint64_t given; /* bit i: fields[i] was given (not left out, not null) */
 };
+
+/* Most fields one schema may have (one bit each in kpe_arg_value.given). */
+#define KPE_MAX_ARG_FIELDS 64
 
 /* The members given (not null), sorted by api_order. */
 struct kpe_args_written {
@@ -116,6 +120,30 @@ const void *kpe_args_get(const struct kpe_args_written *w,
  */
 void *kpe_args_add(struct kpe_args_written *w, const struct kpe_arg_schema *s,
                    struct arena *a);
+
+/* Record that the fields of mask (bit i: fields[i]) of s's value in w
+ * were given: what a reader calls after decoding them. */
+void kpe_args_given(struct kpe_args_written *w, const struct kpe_arg_schema *s,
+                    uint64_t mask);
+
+/*
+ * The value a plugin runs with, the one place defaults are applied (as
+ * nginx's merge_loc_conf): a copy (from a) of s's value in w with every
+ * field that was not given set to its default. When w has no value of s,
+ * *out is NULL, or, with always set, a value of defaults only. Applies
+ * string, bool, int32 and int64 defaults and "[]" (an empty list); other
+ * fields keep what was written. 0, or -1 with e set (out of memory).
+ */
+int kpe_args_effective(const struct kpe_args_written *w,
+                       const struct kpe_arg_schema *s, bool always,
+                       struct arena *a, const void **out, struct err *e);
+
+/*
+ * Whether field f's default (f->def; NULL: none) is one that
+ * kpe_args_effective can apply: "true"/"false" for a bool, a decimal in
+ * range for an int, "[]" for a list. 0, or -1 with e set (quoting it).
+ */
+int kpe_arg_default_check(const struct kpe_arg_field *f, struct err *e);
 
 /*
  * Add s (NULL: nothing) to the set[0..*n) of at most max schemas, kept

@@ -429,6 +429,8 @@ static int arg_key(struct ictx *c, const char *key, const char *v,
     value = kpe_args_add(w, s, &c->p->arena);
     if (!value)
         return fail(c, "out of memory");
+    if (i < KPE_MAX_ARG_FIELDS)
+        kpe_args_given(w, s, (uint64_t)1 << i);
     return field_key(c, key, v, &s->fields[i], value);
 }
 

@@ -96,6 +96,9 @@ static int resolve_pred_entry(struct rctx *c,
     const char *name = pe->name ? pe->name : "";
     const struct pred_def *d = pred_lookup(name);
     struct pred_slot *s;
+    /* the argument with its defaults (kpe_args_effective); a loaded
+     * plugin gets its defaults even when the entry gives none */
+    const void *arg;
     int n_args = 0;
 
     if (pe->has_argument) {
@@ -138,8 +141,10 @@ static int resolve_pred_entry(struct rctx *c,
     s->on = true;
     s->origin |= POLICY_ORIGIN_FILE;
     s->args.kind = d->args_kind;
-    if (d->parse_args && d->parse_args(kpe_args_get(&pe->arg, d->args),
-                                       &c->p->arena, &s->args, c->e)) {
+    if (d->parse_args &&
+        (kpe_args_effective(&pe->arg, d->args, d->flags & PRED_PLUGIN,
+                            &c->p->arena, &arg, c->e) ||
+         d->parse_args(arg, &c->p->arena, &s->args, c->e))) {
         err_prefix(c->e, "%s: ", at(c, &pe->loc, "argument"));
         return -1;
     }
@@ -219,6 +224,9 @@ static int resolve_prio_entry(struct rctx *c, size_t idx)
     const char *name = pe->name ? pe->name : "";
     const struct prio_def *d;
     struct prio_slot *s;
+    /* the argument with its defaults (kpe_args_effective); a loaded
+     * plugin gets its defaults even when the entry gives none */
+    const void *arg;
     int n_args;
 
     c->entry_key[idx] = SIZE_MAX;
@@ -264,8 +272,10 @@ static int resolve_prio_entry(struct rctx *c, size_t idx)
     s->weight = pe->weight; /* map assignment: the last entry wins */
     if (s->args.kind == PRIO_ARGS_NONE)
         s->args.kind = d->args_kind;
-    if (d->parse_args && d->parse_args(kpe_args_get(&pe->arg, d->args),
-                                       &c->p->arena, &s->args, c->e)) {
+    if (d->parse_args &&
+        (kpe_args_effective(&pe->arg, d->args, d->flags & PRIO_PLUGIN,
+                            &c->p->arena, &arg, c->e) ||
+         d->parse_args(arg, &c->p->arena, &s->args, c->e))) {
         err_prefix(c->e, "%s: ", at(c, &pe->loc, "argument"));
         return -1;
     }

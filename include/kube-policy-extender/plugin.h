@@ -116,14 +116,18 @@ struct kpe_plugin_arg_field {
     const char *name; /* JSON key; INI key "<argument key>.<name>" */
     int type;         /* enum kpe_plugin_arg_type */
     size_t offset;    /* of the member in the plugin's argument struct */
-    const char *def;  /* the default, as `list` shows it; NULL: none */
+    /* The default, applied by the server and shown by `list` and `check`:
+     * any string; "true" or "false"; a decimal; "[]". NULL: none (zero). */
+    const char *def;
 };
 
 /*
  * The argument {"argument": {"<key>": {fields...}}}. The server reads it
  * from JSON, YAML or INI into a zeroed struct of `size` bytes (strings
- * live as long as the policy) and hands that struct to the filter or
- * score function as `arg`; when an entry gives no argument, arg is NULL.
+ * live as long as the policy), sets every field the entry left out to its
+ * `def`, and hands that struct to the filter or score function as `arg`;
+ * an entry without an argument gets the defaults alone (arg is never
+ * NULL for a descriptor with an argument).
  */
 struct kpe_plugin_args {
     const char *key; /* "rdmaAware": unique among every argument key */

@@ -408,6 +408,7 @@ static struct kpe_arg_schema *schema_of(const struct kpe_plugin_args *pa,
     s->fields = f;
     s->n_fields = pa->n_fields;
     s->note = pa->note ? pa->note : "";
+    s->absent_is_default = true; /* plugin.h: arg is never NULL */
     return s;
 }
 

@@ -185,9 +185,19 @@ static void apply_default(const struct kpe_arg_field *f, void *value)
     }
 }
 
+void kpe_arg_defaults(const struct kpe_arg_schema *s, void *value)
+{
+    size_t i;
+
+    for (i = 0; i < s->n_fields; i++) {
+        if (s->fields[i].def)
+            apply_default(&s->fields[i], value);
+    }
+}
+
 int kpe_args_effective(const struct kpe_args_written *w,
-                       const struct kpe_arg_schema *s, bool always,
-                       struct arena *a, const void **out, struct err *e)
+                       const struct kpe_arg_schema *s, struct arena *a,
+                       const void **out, struct err *e)
 {
     const struct kpe_arg_value *v = NULL;
     void *value;
@@ -198,15 +208,19 @@ int kpe_args_effective(const struct kpe_args_written *w,
         if (w->v[i].schema == s)
             v = &w->v[i];
     }
-    if (!s || (!v && !always))
+    if (!s || (!v && !s->absent_is_default))
         return 0;
     value = arena_calloc(a, 1, s->size ? s->size : 1);
     if (!value)
         return err_set(e, "out of memory");
-    if (v)
-        memcpy(value, v->value, s->size);
+    if (!v) {
+        kpe_arg_defaults(s, value);
+        *out = value;
+        return 0;
+    }
+    memcpy(value, v->value, s->size);
     for (i = 0; i < s->n_fields; i++) {
-        bool given = v && i < KPE_MAX_ARG_FIELDS && (v->given >> i & 1u);
+        bool given = i < KPE_MAX_ARG_FIELDS && (v->given >> i & 1u);
 
         if (!given && s->fields[i].def)
             apply_default(&s->fields[i], value);

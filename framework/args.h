@@ -25,13 +25,6 @@ struct policy_strlist {
     size_t n;
 };
 
-/* highComm argument (our extension): NULL members take the defaults. */
-struct policy_high_comm_arg {
-    const char *pod_label;  /* default "high-comm" */
-    const char *node_label; /* default "node.kubernetes.io/rdma-enabled" */
-    const char *node_label_value; /* default "true" */
-};
-
 struct policy_shape_point {
     int32_t utilization;
     int32_t score; /* 0..10 in the legacy Policy */
@@ -87,6 +80,13 @@ struct kpe_arg_schema {
     const char *note; /* for list: what the argument does, how entries fold */
     /* list: a set of values the plugin gets that no Policy argument sets */
     bool not_in_policy;
+    /*
+     * An entry without this argument runs with its defaults (as a v1.22
+     * plugin's args are defaulted), rather than with none: the descriptor's
+     * parse_args gets the defaults, never NULL. Loaded plugins' arguments
+     * are all of this kind.
+     */
+    bool absent_is_default;
 };
 
 #define KPE_ARG_FIELDS(t) (t), (sizeof(t) / sizeof((t)[0]))
@@ -130,13 +130,16 @@ void kpe_args_given(struct kpe_args_written *w, const struct kpe_arg_schema *s,
  * The value a plugin runs with, the one place defaults are applied (as
  * nginx's merge_loc_conf): a copy (from a) of s's value in w with every
  * field that was not given set to its default. When w has no value of s,
- * *out is NULL, or, with always set, a value of defaults only. Applies
- * string, bool, int32 and int64 defaults and "[]" (an empty list); other
- * fields keep what was written. 0, or -1 with e set (out of memory).
+ * *out is NULL, or, when s->absent_is_default, a value of defaults only.
+ * Applies string, bool, int32 and int64 defaults and "[]" (an empty list);
+ * other fields keep what was written. 0, or -1 with e set (out of memory).
  */
 int kpe_args_effective(const struct kpe_args_written *w,
-                       const struct kpe_arg_schema *s, bool always,
-                       struct arena *a, const void **out, struct err *e);
+                       const struct kpe_arg_schema *s, struct arena *a,
+                       const void **out, struct err *e);
+
+/* Set every field of value (s->size bytes) that has a default to it. */
+void kpe_arg_defaults(const struct kpe_arg_schema *s, void *value);
 
 /*
  * Whether field f's default (f->def; NULL: none) is one that

@@ -96,9 +96,7 @@ static int resolve_pred_entry(struct rctx *c,
     const char *name = pe->name ? pe->name : "";
     const struct pred_def *d = pred_lookup(name);
     struct pred_slot *s;
-    /* the argument with its defaults (kpe_args_effective); a loaded
-     * plugin gets its defaults even when the entry gives none */
-    const void *arg;
+    const void *arg; /* the argument with its defaults (kpe_args_effective) */
     int n_args = 0;
 
     if (pe->has_argument) {
@@ -142,8 +140,7 @@ static int resolve_pred_entry(struct rctx *c,
     s->origin |= POLICY_ORIGIN_FILE;
     s->args.kind = d->args_kind;
     if (d->parse_args &&
-        (kpe_args_effective(&pe->arg, d->args, d->flags & PRED_PLUGIN,
-                            &c->p->arena, &arg, c->e) ||
+        (kpe_args_effective(&pe->arg, d->args, &c->p->arena, &arg, c->e) ||
          d->parse_args(arg, &c->p->arena, &s->args, c->e))) {
         err_prefix(c->e, "%s: ", at(c, &pe->loc, "argument"));
         return -1;
@@ -224,9 +221,7 @@ static int resolve_prio_entry(struct rctx *c, size_t idx)
     const char *name = pe->name ? pe->name : "";
     const struct prio_def *d;
     struct prio_slot *s;
-    /* the argument with its defaults (kpe_args_effective); a loaded
-     * plugin gets its defaults even when the entry gives none */
-    const void *arg;
+    const void *arg; /* the argument with its defaults (kpe_args_effective) */
     int n_args;
 
     c->entry_key[idx] = SIZE_MAX;
@@ -273,8 +268,7 @@ static int resolve_prio_entry(struct rctx *c, size_t idx)
     if (s->args.kind == PRIO_ARGS_NONE)
         s->args.kind = d->args_kind;
     if (d->parse_args &&
-        (kpe_args_effective(&pe->arg, d->args, d->flags & PRIO_PLUGIN,
-                            &c->p->arena, &arg, c->e) ||
+        (kpe_args_effective(&pe->arg, d->args, &c->p->arena, &arg, c->e) ||
          d->parse_args(arg, &c->p->arena, &s->args, c->e))) {
         err_prefix(c->e, "%s: ", at(c, &pe->loc, "argument"));
         return -1;
@@ -476,12 +470,6 @@ static int build_preds(struct rctx *c)
         pp->def = rows[i];
         pp->args = c->preds[i].args;
         pp->args.kind = rows[i]->args_kind;
-        if (rows[i]->args_kind == PRED_ARGS_HIGH_COMM &&
-            !pp->args.u.high_comm.pod_label &&
-            kpe_high_comm_args(NULL, &pp->args.u.high_comm.pod_label,
-                               &pp->args.u.high_comm.node_label,
-                               &pp->args.u.high_comm.node_label_value, c->e))
-            return -1;
         pp->names = c->preds[i].names.v;
         pp->n_names = c->preds[i].names.n;
         pp->origin = c->preds[i].origin;
@@ -588,13 +576,6 @@ static int build_prios(struct rctx *c)
         case PRIO_ARGS_RESOURCES:
             u->args.u.resources.resources = cpu_memory;
             u->args.u.resources.n_resources = 2;
-            break;
-        case PRIO_ARGS_HIGH_COMM:
-            if (!u->args.u.high_comm.pod_label &&
-                kpe_high_comm_args(NULL, &u->args.u.high_comm.pod_label,
-                                   &u->args.u.high_comm.node_label,
-                                   &u->args.u.high_comm.node_label_value, c->e))
-                return -1;
             break;
         default:
             break;

@@ -55,7 +55,6 @@
 /* ---- our predicates ---- */
 #define PRED_NAME_POD_FITS_HOST_NEW       "PodFitsHostNew"
 #define PRED_NAME_CUSTOM_PREDICATE_POLICY "CustomPredicatePolicy"
-#define PRED_NAME_HIGH_COMM               "HighCommPodFilter"
 #define PRED_NAME_LABEL_RULE              "LabelRule"
 
 /* ---- row flags ---- */
@@ -76,7 +75,6 @@ enum pred_args_kind {
     PRED_ARGS_NONE = 0,
     PRED_ARGS_NODE_LABEL,       /* CheckNodeLabelPresence (NodeLabel) */
     PRED_ARGS_SERVICE_AFFINITY, /* CheckServiceAffinity */
-    PRED_ARGS_HIGH_COMM,        /* HighCommPodFilter */
     PRED_ARGS_CUSTOM, /* a plugin's own: u.custom, shown through its schema */
 };
 
@@ -90,7 +88,6 @@ struct pred_args {
         struct {
             struct policy_strlist labels; /* affinityLabels */
         } service_affinity;
-        struct policy_high_comm_arg high_comm;
         /* PRED_ARGS_CUSTOM: the value of the descriptor's resolved schema
          * when it has one (e.g. its entries folded), else of its args
          * schema; NULL when no entry gave one (policy arena) */

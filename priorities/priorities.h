@@ -43,9 +43,7 @@
 #define PRIO_NAME_RESOURCE_LIMITS "ResourceLimitsPriority"
 
 /* ---- ours ---- */
-#define PRIO_NAME_CUSTOM_PRIORITY_POLICY "CustomPriorityPolicy"
-#define PRIO_NAME_RDMA_AWARE             "RdmaAwarePriority"
-#define PRIO_NAME_LABEL_SCORE_RULE       "LabelScoreRule"
+#define PRIO_NAME_LABEL_SCORE_RULE "LabelScoreRule"
 
 /* ---- row flags ---- */
 #define PRIO_DEFAULT       0x01u /* in the set used when `priorities` is absent */
@@ -66,7 +64,6 @@ enum prio_args_kind {
     PRIO_ARGS_RESOURCES,        /* Least/MostAllocated: cpu=1, memory=1 */
     PRIO_ARGS_TOPOLOGY_SPREAD,  /* PodTopologySpread defaulting */
     PRIO_ARGS_INTER_POD,        /* InterPodAffinity hardPodAffinityWeight */
-    PRIO_ARGS_HIGH_COMM,        /* CustomPriorityPolicy */
     PRIO_ARGS_CUSTOM, /* a plugin's own: u.custom, shown through its schema */
 };
 
@@ -101,7 +98,6 @@ struct prio_args {
         struct {
             int32_t hard_pod_affinity_weight;
         } inter_pod;
-        struct policy_high_comm_arg high_comm;
         /* PRIO_ARGS_CUSTOM: as pred_args' custom (resolved, else args) */
         const void *custom;
     } u;

@@ -610,6 +610,7 @@ static void extenders_should_decode_case_insensitively(void **state)
 static void extension_entries_should_resolve(void **state)
 {
     struct policy *p;
+    const struct policy_high_comm_arg *hc;
 
     (void)state;
     p = load(HDR "\"predicates\":[{\"name\":\"CustomPredicatePolicy\"},{"
@@ -620,14 +621,15 @@ static void extension_entries_should_resolve(void **state)
              0);
     assert_int_equal(p->n_preds, 4);
     assert_string_equal(p->preds[2].def->name, "HighCommPodFilter");
-    assert_string_equal(p->preds[2].args.u.high_comm.pod_label, "hc");
-    assert_string_equal(p->preds[2].args.u.high_comm.node_label,
-                        "node.kubernetes.io/rdma-enabled");
-    assert_string_equal(p->preds[2].args.u.high_comm.node_label_value, "yes");
+    hc = p->preds[2].args.u.custom;
+    assert_string_equal(hc->pod_label, "hc");
+    assert_string_equal(hc->node_label, "node.kubernetes.io/rdma-enabled");
+    assert_string_equal(hc->node_label_value, "yes");
     assert_string_equal(p->preds[3].def->name, "PodFitsHostNew");
     assert_int_equal(p->n_prios, 1);
     assert_int_equal(p->prios[0].weight, 3); /* same key: last wins */
-    assert_string_equal(p->prios[0].args.u.high_comm.pod_label, "high-comm");
+    hc = p->prios[0].args.u.custom;
+    assert_string_equal(hc->pod_label, "high-comm");
     assert_int_equal(p->n_entries, 2);
     assert_string_equal(p->entries[0].name, "RdmaAwarePriority");
     policy_free(p);

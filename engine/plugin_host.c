@@ -1,8 +1,9 @@
 /*
  * plugin_host.c: the server side of include/kube-policy-extender/plugin.h:
- * the accessors a plugin reads pods and nodes through, and the register
- * functions that turn a plugin's struct kpe_predicate / kpe_priority into
- * a struct pred_def / prio_def of the registries' runtime part. Each one
+ * the accessors a plugin reads pods and nodes through (the host table of
+ * ABI 1.1), and the register functions that copy a plugin's sized struct
+ * kpe_predicate / kpe_priority and turn it into a struct pred_def /
+ * prio_def of the registries' runtime part. Each one
  * takes a slot whose trampoline (one static function per slot, so the
  * engine calls it like any built-in) calls the plugin's function.
  */

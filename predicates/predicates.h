@@ -4,7 +4,8 @@
  * framework's registry machinery), in kube-scheduler v1.22's run
  * order (legacy_registry.go predicateOrdering), with the names v1.22
  * dropped (loaded only with `compat legacy`) and our own predicates
- * interleaved. Name strings are defined once, here.
+ * interleaved. A name or reason other files need is defined once, here
+ * or in reasons.h; one only its own file uses stays there (high_comm.c).
  */
 #ifndef PREDICATES_PREDICATES_H
 #define PREDICATES_PREDICATES_H

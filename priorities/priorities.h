@@ -1,8 +1,11 @@
 /*
  * priorities.h: the priority registry. One static const row per Policy
- * priority key (priorities/registry.c), sorted byte-wise as kube-scheduler
+ * priority key (the rows of priorities/registry.c, served by the
+ * framework's registry machinery), sorted byte-wise as kube-scheduler
  * v1.22 generates score plugins (legacy_registry.go AppendPriorityConfigs),
  * with the names v1.22 dropped (compat legacy only) and our own priorities.
+ * Names other files need are defined once here; one only its own file
+ * uses stays there (rdma_aware.c).
  */
 #ifndef PRIORITIES_PRIORITIES_H
 #define PRIORITIES_PRIORITIES_H

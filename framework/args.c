@@ -31,6 +31,14 @@ int kpe_strlist_append(struct arena *a, struct policy_strlist *dst,
     return 0;
 }
 
+void *kpe_args_fold(const void **folded, size_t size, struct arena *a)
+{
+    if (!*folded)
+        *folded = arena_calloc(a, 1, size ? size : 1);
+    /* the arena value this function made: writable */
+    return (void *)(uintptr_t)*folded;
+}
+
 int kpe_strlist_push(struct arena *a, struct policy_strlist *l, const char *s,
                      struct err *e)
 {

@@ -25,6 +25,16 @@ struct policy_strlist {
     size_t n;
 };
 
+/*
+ * The lists NodeLabel's entries fold into: presentLabels / absentLabels
+ * (the predicate), presentLabelsPreference / absentLabelsPreference (the
+ * priority).
+ */
+struct kpe_label_lists {
+    struct policy_strlist present;
+    struct policy_strlist absent;
+};
+
 struct policy_shape_point {
     int32_t utilization;
     int32_t score; /* 0..10 in the legacy Policy */
@@ -156,6 +166,13 @@ int kpe_arg_default_check(const struct kpe_arg_field *f, struct err *e);
 int kpe_arg_schemas_add(const struct kpe_arg_schema **set, size_t *n,
                         size_t max, const struct kpe_arg_schema *s,
                         struct err *e);
+
+/*
+ * The value entries fold into, kept in *folded (a descriptor's typed
+ * arguments): created zeroed (size bytes, from a) by the first entry,
+ * returned writable to every later one. NULL when out of memory.
+ */
+void *kpe_args_fold(const void **folded, size_t size, struct arena *a);
 
 /* Append one string (NULL: "") to an arena list; 0 or -1 with e set. */
 int kpe_strlist_push(struct arena *a, struct policy_strlist *l, const char *s,

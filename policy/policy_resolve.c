@@ -406,7 +406,9 @@ static int check_node_label_args(struct rctx *c)
         &c->preds[pred_index(pred_lookup(PRED_NAME_CHECK_NODE_LABEL_PRESENCE))];
     const struct prio_slot *rs =
         &c->prios[prio_index(prio_lookup(PRIO_NAME_NODE_LABEL))];
-    struct policy_strlist empty = { NULL, 0 };
+    const struct kpe_label_lists *pl = ps->on ? ps->args.u.custom : NULL;
+    const struct kpe_label_lists *rl = rs->on ? rs->args.u.custom : NULL;
+    const struct kpe_label_lists empty = { { NULL, 0 }, { NULL, 0 } };
     struct strbuf b;
     size_t n = 0;
     int rc = 0;
@@ -414,11 +416,11 @@ static int check_node_label_args(struct rctx *c)
     if (!ps->on && !rs->on)
         return 0;
     strbuf_init(&b, PBUF_MAX);
-    label_conflicts(&b, &n, ps->on ? &ps->args.u.node_label.present : &empty,
-                    ps->on ? &ps->args.u.node_label.absent : &empty,
-                    "presentLabels", "absentLabels");
-    label_conflicts(&b, &n, rs->on ? &rs->args.u.node_label.present : &empty,
-                    rs->on ? &rs->args.u.node_label.absent : &empty,
+    pl = pl ? pl : &empty;
+    rl = rl ? rl : &empty;
+    label_conflicts(&b, &n, &pl->present, &pl->absent, "presentLabels",
+                    "absentLabels");
+    label_conflicts(&b, &n, &rl->present, &rl->absent,
                     "presentLabelsPreference", "absentLabelsPreference");
     if (n)
         rc =
@@ -490,12 +492,8 @@ static int unit_weight(struct rctx *c, const struct prio_def *d,
 {
     int64_t w = (int32_t)s->weight, count = 1;
 
-    if (d->flags & PRIO_WEIGHT_LABELS) {
-        if (d->args_kind == PRIO_ARGS_NODE_LABEL)
-            count = (int64_t)(s->args.u.node_label.present.n +
-                              s->args.u.node_label.absent.n);
-        else
-            count = (int64_t)s->args.u.service_affinity.labels.n;
+    if ((d->flags & PRIO_WEIGHT_LABELS) && d->weight_count) {
+        count = d->weight_count(&s->args);
         if (w * count > INT32_MAX)
             return err_set(c->e,
                            "%s: weight %lld x %lld custom entries = %lld is "

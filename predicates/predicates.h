@@ -74,21 +74,12 @@
 
 enum pred_args_kind {
     PRED_ARGS_NONE = 0,
-    PRED_ARGS_NODE_LABEL,       /* CheckNodeLabelPresence (NodeLabel) */
-    PRED_ARGS_SERVICE_AFFINITY, /* CheckServiceAffinity */
     PRED_ARGS_CUSTOM, /* a plugin's own: u.custom, shown through its schema */
 };
 
 struct pred_args {
     enum pred_args_kind kind;
     union {
-        struct {
-            struct policy_strlist present; /* presentLabels */
-            struct policy_strlist absent;  /* absentLabels */
-        } node_label;
-        struct {
-            struct policy_strlist labels; /* affinityLabels */
-        } service_affinity;
         /* PRED_ARGS_CUSTOM: the value of the descriptor's resolved schema
          * when it has one (e.g. its entries folded), else of its args
          * schema; NULL when no entry gave one (policy arena) */

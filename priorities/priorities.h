@@ -61,12 +61,10 @@
 
 enum prio_args_kind {
     PRIO_ARGS_NONE = 0,
-    PRIO_ARGS_NODE_LABEL,       /* NodeLabel: label preferences */
-    PRIO_ARGS_SERVICE_AFFINITY, /* ServiceAffinity: anti-affinity labels */
-    PRIO_ARGS_RTCR,             /* RequestedToCapacityRatio */
-    PRIO_ARGS_RESOURCES,        /* Least/MostAllocated: cpu=1, memory=1 */
-    PRIO_ARGS_TOPOLOGY_SPREAD,  /* PodTopologySpread defaulting */
-    PRIO_ARGS_INTER_POD,        /* InterPodAffinity hardPodAffinityWeight */
+    PRIO_ARGS_RTCR,            /* RequestedToCapacityRatio */
+    PRIO_ARGS_RESOURCES,       /* Least/MostAllocated: cpu=1, memory=1 */
+    PRIO_ARGS_TOPOLOGY_SPREAD, /* PodTopologySpread defaulting */
+    PRIO_ARGS_INTER_POD,       /* InterPodAffinity hardPodAffinityWeight */
     PRIO_ARGS_CUSTOM, /* a plugin's own: u.custom, shown through its schema */
 };
 
@@ -78,13 +76,6 @@ enum prio_spread_defaulting {
 struct prio_args {
     enum prio_args_kind kind;
     union {
-        struct {
-            struct policy_strlist present; /* presentLabelsPreference */
-            struct policy_strlist absent;  /* absentLabelsPreference */
-        } node_label;
-        struct {
-            struct policy_strlist labels; /* antiAffinityLabelsPreference */
-        } service_affinity;
         struct {
             struct policy_shape_point *shape; /* score 0..10 as written */
             size_t n_shape;
@@ -127,7 +118,9 @@ struct prio_def {
     const struct kpe_arg_schema *values; /* list: values no argument sets */
     /* its typed arguments (fields of struct prio_args), as check shows them */
     const struct kpe_arg_schema *resolved;
-    prio_parse_args_fn *parse_args;       /* NULL: takes no argument */
+    prio_parse_args_fn *parse_args; /* NULL: takes no argument */
+    /* PRIO_WEIGHT_LABELS: the plugin weight is the key weight x this */
+    int64_t (*weight_count)(const struct prio_args *a);
     const struct prio_plugin *plugins[2]; /* the v1.22 plugin, NULL-ended */
     const struct prio_plugin *own;      /* no v1.22 plugin: the code it runs */
     const struct prio_plugin *gate_off; /* DefaultPodTopologySpread off */

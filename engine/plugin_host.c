@@ -141,7 +141,7 @@ static const void *pred_arg(const void *args)
 {
     const struct pred_args *pa = args;
 
-    return pa && pa->kind == PRED_ARGS_CUSTOM ? pa->u.custom : NULL;
+    return pa ? pa->value : NULL;
 }
 
 static const void *prio_arg(const void *args)
@@ -419,7 +419,7 @@ static int keep_pred_arg(const void *written, struct arena *a,
 {
     (void)a;
     (void)e;
-    out->u.custom = written;
+    out->value = written;
     return 0;
 }
 
@@ -473,7 +473,6 @@ int plugin_host_add_predicate(const struct kpe_predicate *desc, struct err *e)
         return -1;
     }
     if (s->schema) {
-        s->def.args_kind = PRED_ARGS_CUSTOM;
         s->def.args = s->schema;
         s->def.parse_args = keep_pred_arg;
         if (pred_registry_keys_fit(&s->def, e) < 0) {

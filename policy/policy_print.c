@@ -76,11 +76,8 @@ static void args_out(struct strbuf *b, const struct kpe_arg_schema *s,
 static void pred_args_out(struct strbuf *b, const struct policy_pred *pp,
                           bool json)
 {
-    if (pp->args.kind == PRED_ARGS_CUSTOM)
-        args_out(b, pp->def->resolved ? pp->def->resolved : pp->def->args,
-                 pp->args.u.custom, json);
-    else
-        args_out(b, pp->def->resolved, &pp->args, json);
+    args_out(b, pp->def->resolved ? pp->def->resolved : pp->def->args,
+             pp->args.value, json);
 }
 
 static void prio_args_out(struct strbuf *b, const struct policy_prio *u,
@@ -190,7 +187,7 @@ static void text_out(struct strbuf *b, const struct policy *p)
         }
         strbuf_add(b, "\n      v1.22: ");
         plugins_text(b, refs, pred_def_refs(pp->def, refs), false);
-        if (pp->args.kind != PRED_ARGS_NONE) {
+        if (pp->def->args) {
             strbuf_add(b, "\n      args: ");
             pred_args_out(b, pp, false);
         }

@@ -138,7 +138,6 @@ static int resolve_pred_entry(struct rctx *c,
     s = &c->preds[pred_index(d)];
     s->on = true;
     s->origin |= POLICY_ORIGIN_FILE;
-    s->args.kind = d->args_kind;
     if (d->parse_args &&
         (kpe_args_effective(&pe->arg, d->args, &c->p->arena, &arg, c->e) ||
          d->parse_args(arg, &c->p->arena, &s->args, c->e))) {
@@ -266,13 +265,12 @@ static int resolve_prio_entry(struct rctx *c, size_t idx)
     s->origin |= POLICY_ORIGIN_FILE;
     s->weight = pe->weight; /* map assignment: the last entry wins */
     if (s->args.kind == PRIO_ARGS_NONE)
-        s->args.kind = d->args_kind;
-    if (d->parse_args &&
-        (kpe_args_effective(&pe->arg, d->args, &c->p->arena, &arg, c->e) ||
-         d->parse_args(arg, &c->p->arena, &s->args, c->e))) {
-        err_prefix(c->e, "%s: ", at(c, &pe->loc, "argument"));
-        return -1;
-    }
+        if (d->parse_args &&
+            (kpe_args_effective(&pe->arg, d->args, &c->p->arena, &arg, c->e) ||
+             d->parse_args(arg, &c->p->arena, &s->args, c->e))) {
+            err_prefix(c->e, "%s: ", at(c, &pe->loc, "argument"));
+            return -1;
+        }
     c->entry_key[idx] = prio_index(d);
     return push_name(c, &s->names, name);
 }
@@ -406,7 +404,7 @@ static int check_node_label_args(struct rctx *c)
         &c->preds[pred_index(pred_lookup(PRED_NAME_CHECK_NODE_LABEL_PRESENCE))];
     const struct prio_slot *rs =
         &c->prios[prio_index(prio_lookup(PRIO_NAME_NODE_LABEL))];
-    const struct kpe_label_lists *pl = ps->on ? ps->args.u.custom : NULL;
+    const struct kpe_label_lists *pl = ps->on ? ps->args.value : NULL;
     const struct kpe_label_lists *rl = rs->on ? rs->args.u.custom : NULL;
     const struct kpe_label_lists empty = { { NULL, 0 }, { NULL, 0 } };
     struct strbuf b;
@@ -471,7 +469,6 @@ static int build_preds(struct rctx *c)
         pp = &p->preds[k++];
         pp->def = rows[i];
         pp->args = c->preds[i].args;
-        pp->args.kind = rows[i]->args_kind;
         pp->names = c->preds[i].names.v;
         pp->n_names = c->preds[i].names.n;
         pp->origin = c->preds[i].origin;

@@ -29,7 +29,7 @@ static const struct kpe_arg_schema schema = {
 };
 
 /*
- * Filter: args is a struct pred_args whose u.custom is the highComm value
+ * Filter: args is a struct pred_args whose value is the highComm value
  * (NULL: the defaults). Failure is Unschedulable, as the seed's plugin
  * returns.
  */
@@ -38,7 +38,7 @@ static enum pred_code filter(const struct pred_cycle *cy, const void *args,
                              struct pred_result *r)
 {
     const struct pred_args *pa = args;
-    const struct policy_high_comm_arg *a = pa ? pa->u.custom : NULL;
+    const struct policy_high_comm_arg *a = pa ? pa->value : NULL;
     struct policy_high_comm_arg dflt = { NULL, NULL, NULL };
     const char *have;
 
@@ -62,7 +62,7 @@ static int parse_args(const void *written, struct arena *a,
                       struct pred_args *out, struct err *e)
 {
     (void)a;
-    return kpe_high_comm_check(schema.key, written, &out->u.custom, e);
+    return kpe_high_comm_check(schema.key, written, &out->value, e);
 }
 
 static const struct pred_plugin plugin = {
@@ -75,7 +75,6 @@ static const struct pred_plugin plugin = {
 const struct pred_def pred_high_comm_pod_filter = {
     .name = NAME,
     .flags = PRED_EXTENSION,
-    .args_kind = PRED_ARGS_CUSTOM,
     .args = &schema,
     .parse_args = parse_args,
     .own = &plugin,

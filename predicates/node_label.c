@@ -20,7 +20,7 @@ static bool all_present(const struct kube_labels *l,
 }
 
 /*
- * Filter: args is a struct pred_args whose u.custom is the folded struct
+ * Filter: args is a struct pred_args whose value is the folded struct
  * kpe_label_lists (NULL, or no args, means empty lists: always fit).
  * Failure is UnschedulableAndUnresolvable; a node_info without a node is
  * an error.
@@ -31,7 +31,7 @@ enum pred_code pred_node_label_filter(const struct pred_cycle *cy,
                                       struct pred_result *r)
 {
     const struct pred_args *a = args;
-    const struct kpe_label_lists *l = a ? a->u.custom : NULL;
+    const struct kpe_label_lists *l = a ? a->value : NULL;
     const struct kube_labels *labels;
 
     (void)cy;
@@ -91,7 +91,7 @@ static int parse_node_label_args(const void *written, struct arena *a,
 
     if (!lp)
         return 0;
-    l = kpe_args_fold(&out->u.custom, sizeof(*l), a);
+    l = kpe_args_fold(&out->value, sizeof(*l), a);
     if (!l)
         return err_set(e, "out of memory");
     return kpe_strlist_append(a, lp->presence ? &l->present : &l->absent,
@@ -118,7 +118,6 @@ const struct pred_def pred_check_node_label_presence = {
     .aliases = NULL,
     .flags = PRED_CUSTOM_ONLY,
     .needs = 0,
-    .args_kind = PRED_ARGS_CUSTOM,
     .args = &labels_presence_schema,
     .resolved = &node_label_resolved,
     .parse_args = parse_node_label_args,

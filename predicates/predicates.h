@@ -72,26 +72,21 @@
 
 /* ---- typed arguments, produced at load time ---- */
 
-enum pred_args_kind {
-    PRED_ARGS_NONE = 0,
-    PRED_ARGS_CUSTOM, /* a plugin's own: u.custom, shown through its schema */
-};
-
+/*
+ * What a predicate runs with: the value of its descriptor's resolved
+ * schema when it has one (e.g. its entries folded), else of its args
+ * schema with the defaults applied; NULL when it takes no argument or no
+ * entry gave one (policy arena). Each plugin declares its value's type in
+ * its own file; nothing here knows one.
+ */
 struct pred_args {
-    enum pred_args_kind kind;
-    union {
-        /* PRED_ARGS_CUSTOM: the value of the descriptor's resolved schema
-         * when it has one (e.g. its entries folded), else of its args
-         * schema; NULL when no entry gave one (policy arena) */
-        const void *custom;
-    } u;
+    const void *value;
 };
 
 /*
- * Turn one entry's argument as written (the value of the descriptor's args
- * schema; NULL: none given) into typed arguments in `out` (kind preset by
- * the caller to the row's kind, members zero), or merge it into `out` when
- * an earlier entry already filled it. Strings are copied into `a`.
+ * Turn one entry's argument (the value of the descriptor's args schema,
+ * defaults applied; NULL: none given) into out->value, or fold it into
+ * the value an earlier entry left there. Strings are copied into `a`.
  * Returns 0, or -1 with e set (no location prefix).
  */
 typedef int pred_parse_args_fn(const void *written, struct arena *a,
@@ -105,7 +100,6 @@ typedef int pred_parse_args_fn(const void *written, struct arena *a,
 struct pred_def {
     /* name, aliases, flags (PRED_*), needs, args (as written), doc */
     KPE_DEF_HEAD;
-    enum pred_args_kind args_kind;
     /* its typed arguments (fields of struct pred_args), as check shows them */
     const struct kpe_arg_schema *resolved;
     pred_parse_args_fn *parse_args; /* NULL: takes no argument */

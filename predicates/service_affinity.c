@@ -32,7 +32,7 @@ static const struct policy_strlist *affinity_labels(const void *args)
 {
     const struct pred_args *a = args;
 
-    return a ? a->u.custom : NULL; /* the folded struct policy_strlist */
+    return a ? a->value : NULL; /* the folded struct policy_strlist */
 }
 
 /* GetPodServices: a nil selector selects nothing, an empty one all. */
@@ -197,7 +197,7 @@ static int parse_service_affinity_args(const void *written, struct arena *a,
 
     if (!sa)
         return 0;
-    labels = kpe_args_fold(&out->u.custom, sizeof(*labels), a);
+    labels = kpe_args_fold(&out->value, sizeof(*labels), a);
     if (!labels)
         return err_set(e, "out of memory");
     return kpe_strlist_append(a, labels, &sa->labels, e);
@@ -220,7 +220,6 @@ const struct pred_def pred_check_service_affinity = {
     .aliases = NULL,
     .flags = PRED_CUSTOM_ONLY,
     .needs = KPE_NEED_ALL_PODS | KPE_NEED_SERVICES,
-    .args_kind = PRED_ARGS_CUSTOM,
     .args = &service_affinity_schema,
     .resolved = &service_affinity_resolved,
     .parse_args = parse_service_affinity_args,

@@ -546,14 +546,14 @@ static void custom_entries_should_fold_into_one_plugin(void **state)
         const struct policy_pred *pp = &p->preds[i];
 
         if (!strcmp(pp->def->name, "CheckServiceAffinity")) {
-            const struct policy_strlist *labels = pp->args.u.custom;
+            const struct policy_strlist *labels = pp->args.value;
 
             assert_int_equal(labels->n, 3);
             assert_string_equal(labels->v[2], "rack");
             assert_int_equal(pp->n_names, 2);
         }
         if (!strcmp(pp->def->name, "CheckNodeLabelPresence")) {
-            const struct kpe_label_lists *l = pp->args.u.custom;
+            const struct kpe_label_lists *l = pp->args.value;
 
             assert_int_equal(l->absent.n, 1);
             assert_int_equal(l->present.n, 0);
@@ -625,7 +625,7 @@ static void extension_entries_should_resolve(void **state)
              0);
     assert_int_equal(p->n_preds, 4);
     assert_string_equal(p->preds[2].def->name, "HighCommPodFilter");
-    hc = p->preds[2].args.u.custom;
+    hc = p->preds[2].args.value;
     assert_string_equal(hc->pod_label, "hc");
     assert_string_equal(hc->node_label, "node.kubernetes.io/rdma-enabled");
     assert_string_equal(hc->node_label_value, "yes");

@@ -149,8 +149,7 @@ static void high_comm_should_use_custom_label_arguments(void **state)
 
     (void)state;
     memset(&args, 0, sizeof(args));
-    args.kind = PRED_ARGS_CUSTOM;
-    args.u.custom = &hc;
+    args.value = &hc;
     assert_int_equal(p1_run_cases(PLUGIN, &args, custom, N(custom)), 0);
 }
 
@@ -185,8 +184,7 @@ static void high_comm_should_default_missing_arguments(void **state)
     hc->node_label_value = "yes"; /* as a reader leaves it */
     kpe_args_given(&w, s, 1u << 2);
     memset(&args, 0, sizeof(args));
-    args.kind = PRED_ARGS_CUSTOM;
-    assert_int_equal(kpe_args_effective(&w, s, &a, &args.u.custom, &e), 0);
+    assert_int_equal(kpe_args_effective(&w, s, &a, &args.value, &e), 0);
     assert_int_equal(p1_run_cases(PLUGIN, &args, cases, N(cases)), 0);
     arena_destroy(&a);
 }

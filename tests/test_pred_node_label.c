@@ -87,8 +87,7 @@ static int run_label_case(const struct label_case *c, const char *node)
     memset(&args, 0, sizeof(args));
     lists.present = strlist(c->present);
     lists.absent = strlist(c->absent);
-    args.kind = PRED_ARGS_CUSTOM;
-    args.u.custom = &lists; /* what the entries fold into */
+    args.value = &lists; /* what the entries fold into */
     return p1_run_case(PLUGIN, &args, &pc);
 }
 
@@ -161,8 +160,7 @@ static void node_label_should_fail_without_node(void **state)
     memset(&args, 0, sizeof(args));
     memset(&cy, 0, sizeof(cy));
     memset(&ni, 0, sizeof(ni));
-    args.kind = PRED_ARGS_CUSTOM;
-    args.u.custom = &lists;
+    args.value = &lists;
     pred_result_init(&r, NULL);
     assert_int_equal(pred_node_label_filter(&cy, &args, NULL, &ni, &r),
                      PRED_ERROR);

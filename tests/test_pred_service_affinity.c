@@ -263,8 +263,7 @@ static void run_table(const char *table, const struct sa_case *cases, size_t n)
         memset(&args, 0, sizeof(args));
         labels.v = (const char **)c->labels;
         labels.n = count(c->labels);
-        args.kind = PRED_ARGS_CUSTOM;
-        args.u.custom = &labels; /* what the entries fold into */
+        args.value = &labels; /* what the entries fold into */
         arena_init(&a, 0);
         fx_cluster_init(&fc, &a);
         for (j = 0; j < sizeof(nodes) / sizeof(nodes[0]); j++)

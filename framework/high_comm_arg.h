@@ -21,6 +21,20 @@ struct policy_high_comm_arg {
 extern const struct kpe_arg_field kpe_high_comm_fields[3];
 
 /*
+ * The initialiser of a plugin's schema for this argument under its own
+ * key: optional, and an entry without it runs with the defaults.
+ */
+/* api_order 100: ours, after every v1.22 member. */
+#define KPE_HIGH_COMM_SCHEMA(k)                                                \
+    {                                                                          \
+        .key = (k), .api_order = 100,                                          \
+        .size = sizeof(struct policy_high_comm_arg),                           \
+        .fields = KPE_ARG_FIELDS(kpe_high_comm_fields),                        \
+        .note = "ours: optional; one set of values per policy",                \
+        .absent_is_default = true,                                             \
+    }
+
+/*
  * Check a highComm value (defaults applied) given under `key`: label key
  * and value syntax. *merged is the value of an earlier entry of the same
  * plugin (NULL: none); a later one must equal it (one plugin, one set of

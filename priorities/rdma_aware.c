@@ -16,14 +16,7 @@
 
 /* Its argument: "highComm", the predicate's fields and defaults
  * (high_comm_arg.h); an entry without one runs with the defaults. */
-static const struct kpe_arg_schema schema = {
-    .key = "highComm",
-    .api_order = 100, /* ours: after every v1.22 member */
-    .size = sizeof(struct policy_high_comm_arg),
-    .fields = KPE_ARG_FIELDS(kpe_high_comm_fields),
-    .note = "ours: optional; one set of values per policy",
-    .absent_is_default = true,
-};
+static const struct kpe_arg_schema schema = KPE_HIGH_COMM_SCHEMA("highComm");
 
 /*
  * Score: 100 when the pod's kind (high-comm or not) matches the node's

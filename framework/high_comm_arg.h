@@ -22,9 +22,9 @@ extern const struct kpe_arg_field kpe_high_comm_fields[3];
 
 /*
  * The initialiser of a plugin's schema for this argument under its own
- * key: optional, and an entry without it runs with the defaults.
+ * key: optional, and an entry without it runs with the defaults; api_order
+ * 100 puts it after every v1.22 member.
  */
-/* api_order 100: ours, after every v1.22 member. */
 #define KPE_HIGH_COMM_SCHEMA(k)                                                \
     {                                                                          \
         .key = (k), .api_order = 100,                                          \

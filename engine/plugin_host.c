@@ -148,7 +148,7 @@ static const void *prio_arg(const void *args)
 {
     const struct prio_args *pa = args;
 
-    return pa && pa->kind == PRIO_ARGS_CUSTOM ? pa->u.custom : NULL;
+    return pa ? pa->value : NULL;
 }
 
 static enum pred_code run_filter(size_t slot, const struct pred_cycle *cy,
@@ -428,7 +428,7 @@ static int keep_prio_arg(const void *written, struct arena *a,
 {
     (void)a;
     (void)e;
-    out->u.custom = written;
+    out->value = written;
     return 0;
 }
 
@@ -530,7 +530,6 @@ int plugin_host_add_priority(const struct kpe_priority *desc, struct err *e)
         return -1;
     }
     if (s->schema) {
-        s->def.args_kind = PRIO_ARGS_CUSTOM;
         s->def.args = s->schema;
         s->def.parse_args = keep_prio_arg;
         if (prio_registry_keys_fit(&s->def, e) < 0) {

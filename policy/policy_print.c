@@ -83,11 +83,8 @@ static void pred_args_out(struct strbuf *b, const struct policy_pred *pp,
 static void prio_args_out(struct strbuf *b, const struct policy_prio *u,
                           bool json)
 {
-    if (u->args.kind == PRIO_ARGS_CUSTOM)
-        args_out(b, u->def->resolved ? u->def->resolved : u->def->args,
-                 u->args.u.custom, json);
-    else
-        args_out(b, u->def->resolved, &u->args, json);
+    args_out(b, u->def->resolved ? u->def->resolved : u->def->args,
+             u->args.value, json);
 }
 
 static void names_out(struct strbuf *b, const char **v, size_t n, bool json)
@@ -214,7 +211,7 @@ static void text_out(struct strbuf *b, const struct policy *p)
         }
         strbuf_add(b, "\n      v1.22: ");
         plugins_text(b, refs, prio_def_refs(u->def, refs), false);
-        if (u->args.kind != PRIO_ARGS_NONE) {
+        if (u->def->resolved || u->def->args) {
             strbuf_add(b, "\n      args: ");
             prio_args_out(b, u, false);
         }

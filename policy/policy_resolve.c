@@ -264,13 +264,12 @@ static int resolve_prio_entry(struct rctx *c, size_t idx)
     s->on = true;
     s->origin |= POLICY_ORIGIN_FILE;
     s->weight = pe->weight; /* map assignment: the last entry wins */
-    if (s->args.kind == PRIO_ARGS_NONE)
-        if (d->parse_args &&
-            (kpe_args_effective(&pe->arg, d->args, &c->p->arena, &arg, c->e) ||
-             d->parse_args(arg, &c->p->arena, &s->args, c->e))) {
-            err_prefix(c->e, "%s: ", at(c, &pe->loc, "argument"));
-            return -1;
-        }
+    if (d->parse_args &&
+        (kpe_args_effective(&pe->arg, d->args, &c->p->arena, &arg, c->e) ||
+         d->parse_args(arg, &c->p->arena, &s->args, c->e))) {
+        err_prefix(c->e, "%s: ", at(c, &pe->loc, "argument"));
+        return -1;
+    }
     c->entry_key[idx] = prio_index(d);
     return push_name(c, &s->names, name);
 }
@@ -287,7 +286,6 @@ static int resolve_priorities(struct rctx *c)
                 c->prios[i].on = true;
                 c->prios[i].origin = POLICY_ORIGIN_DEFAULT;
                 c->prios[i].weight = rows[i]->default_weight;
-                c->prios[i].args.kind = rows[i]->args_kind;
             }
         }
         return 0;
@@ -405,7 +403,7 @@ static int check_node_label_args(struct rctx *c)
     const struct prio_slot *rs =
         &c->prios[prio_index(prio_lookup(PRIO_NAME_NODE_LABEL))];
     const struct kpe_label_lists *pl = ps->on ? ps->args.value : NULL;
-    const struct kpe_label_lists *rl = rs->on ? rs->args.u.custom : NULL;
+    const struct kpe_label_lists *rl = rs->on ? rs->args.value : NULL;
     const struct kpe_label_lists empty = { { NULL, 0 }, { NULL, 0 } };
     struct strbuf b;
     size_t n = 0;
@@ -478,11 +476,6 @@ static int build_preds(struct rctx *c)
     return 0;
 }
 
-static struct policy_resource cpu_memory[] = {
-    { "cpu", 1 },
-    { "memory", 1 },
-};
-
 /* The plugin weight v1.22 computes for one key. */
 static int unit_weight(struct rctx *c, const struct prio_def *d,
                        const struct prio_slot *s, int32_t *out)
@@ -505,6 +498,27 @@ static int unit_weight(struct rctx *c, const struct prio_def *d,
     return 0;
 }
 
+/* SelectorSpreadPriority's key, names and needs join the unit u. */
+static int fold_selector_spread(struct rctx *c, struct policy_prio *u,
+                                const struct prio_def *sel)
+{
+    const struct prio_slot *ss = &c->prios[prio_index(sel)];
+    size_t j;
+
+    u->keys[u->n_keys++] = sel;
+    u->origin |= ss->origin;
+    c->p->needs |= sel->needs;
+    for (j = 0; j < ss->names.n; j++) {
+        struct policy_strlist l = { u->names, u->n_names };
+
+        if (push_name(c, &l, ss->names.v[j]))
+            return -1;
+        u->names = l.v;
+        u->n_names = l.n;
+    }
+    return 0;
+}
+
 static int build_prios(struct rctx *c)
 {
     size_t n, i, k = 0;
@@ -518,6 +532,8 @@ static int build_prios(struct rctx *c)
      * EvenPodsSpreadPriority. Off: SelectorSpread is a plugin of its own
      * and EvenPodsSpreadPriority's PodTopologySpread defaults to List. */
     bool fold = !(p->gates & POLICY_GATE_DEFAULT_POD_TOPOLOGY_SPREAD_OFF);
+    const struct prio_policy_facts facts = { p->hard_pod_affinity_weight,
+                                             fold && sel_on };
 
     p->prios = arena_calloc(&p->arena, n, sizeof(*p->prios));
     if (!p->prios)
@@ -533,48 +549,20 @@ static int build_prios(struct rctx *c)
         u->keys[u->n_keys++] = rows[i];
         u->key_weight = s->weight;
         u->args = s->args;
-        u->args.kind = rows[i]->args_kind;
         u->names = s->names.v;
         u->n_names = s->names.n;
         u->origin = s->origin;
         p->needs |= rows[i]->needs;
-        if (unit_weight(c, rows[i], s, &u->weight))
+        if (unit_weight(c, rows[i], s, &u->weight) ||
+            (rows[i]->finish &&
+             rows[i]->finish(&u->args, &facts, &p->arena, c->e)))
             return -1;
-        switch (rows[i]->args_kind) {
-        case PRIO_ARGS_TOPOLOGY_SPREAD:
-            /* EvenPodsSpreadPriority sorts first: its weight is kept even
-             * when SelectorSpreadPriority also maps here (9.3 quirk); the
-             * System defaulting of SelectorSpreadPriority wins. */
-            u->args.u.spread.defaulting =
-                fold && sel_on ? PRIO_SPREAD_SYSTEM : PRIO_SPREAD_LIST;
-            if (fold && rows[i] == even && sel_on) {
-                const struct prio_slot *ss = &c->prios[prio_index(sel)];
-                size_t j;
-
-                u->keys[u->n_keys++] = sel;
-                u->origin |= ss->origin;
-                p->needs |= sel->needs;
-                for (j = 0; j < ss->names.n; j++) {
-                    struct policy_strlist l = { u->names, u->n_names };
-
-                    if (push_name(c, &l, ss->names.v[j]))
-                        return -1;
-                    u->names = l.v;
-                    u->n_names = l.n;
-                }
-            }
-            break;
-        case PRIO_ARGS_INTER_POD:
-            u->args.u.inter_pod.hard_pod_affinity_weight =
-                p->hard_pod_affinity_weight;
-            break;
-        case PRIO_ARGS_RESOURCES:
-            u->args.u.resources.resources = cpu_memory;
-            u->args.u.resources.n_resources = 2;
-            break;
-        default:
-            break;
-        }
+        /* EvenPodsSpreadPriority sorts first: its weight is kept even when
+         * SelectorSpreadPriority also maps here (9.3 quirk); the System
+         * defaulting of SelectorSpreadPriority wins (facts). */
+        if (fold && rows[i] == even && sel_on &&
+            fold_selector_spread(c, u, sel) < 0)
+            return -1;
     }
     p->n_prios = k;
     return 0;

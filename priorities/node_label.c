@@ -24,7 +24,7 @@ int prio_node_label_score(const struct prio_cycle *cy, const void *args,
                           int64_t *score, struct err *e)
 {
     const struct prio_args *a = args;
-    const struct kpe_label_lists *l = a ? a->u.custom : NULL;
+    const struct kpe_label_lists *l = a ? a->value : NULL;
     const struct policy_strlist *present, *absent;
     int64_t sum = 0;
     size_t i, n;
@@ -95,7 +95,7 @@ static int parse_node_label_args(const void *written, struct arena *a,
 
     if (!lp)
         return 0;
-    l = kpe_args_fold(&out->u.custom, sizeof(*l), a);
+    l = kpe_args_fold(&out->value, sizeof(*l), a);
     if (!l)
         return err_set(e, "out of memory");
     return kpe_strlist_push(a, lp->presence ? &l->present : &l->absent,
@@ -105,7 +105,7 @@ static int parse_node_label_args(const void *written, struct arena *a,
 /* PRIO_WEIGHT_LABELS: one unit of weight per label preference. */
 static int64_t label_count(const struct prio_args *a)
 {
-    const struct kpe_label_lists *l = a->u.custom;
+    const struct kpe_label_lists *l = a->value;
 
     return l ? (int64_t)(l->present.n + l->absent.n) : 0;
 }
@@ -131,7 +131,6 @@ const struct prio_def prio_node_label = {
     .flags = PRIO_CUSTOM_ONLY | PRIO_WEIGHT_LABELS,
     .default_weight = 0,
     .needs = 0,
-    .args_kind = PRIO_ARGS_CUSTOM,
     .args = &label_preference_schema,
     .resolved = &node_label_resolved,
     .parse_args = parse_node_label_args,

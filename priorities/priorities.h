@@ -59,13 +59,42 @@
 
 /* ---- typed arguments ---- */
 
-enum prio_args_kind {
-    PRIO_ARGS_NONE = 0,
-    PRIO_ARGS_RTCR,            /* RequestedToCapacityRatio */
-    PRIO_ARGS_RESOURCES,       /* Least/MostAllocated: cpu=1, memory=1 */
-    PRIO_ARGS_TOPOLOGY_SPREAD, /* PodTopologySpread defaulting */
-    PRIO_ARGS_INTER_POD,       /* InterPodAffinity hardPodAffinityWeight */
-    PRIO_ARGS_CUSTOM, /* a plugin's own: u.custom, shown through its schema */
+/* What a priority runs with: as struct pred_args (predicates.h). */
+struct prio_args {
+    const void *value;
+};
+
+/* As pred_parse_args_fn, for one priority entry's argument. */
+typedef int prio_parse_args_fn(const void *written, struct arena *a,
+                               struct prio_args *out, struct err *e);
+
+/* What the Policy decides for a priority beyond its entries. */
+struct prio_policy_facts {
+    int32_t hard_pod_affinity_weight; /* hardPodAffinitySymmetricWeight */
+    bool spread_system; /* PodTopologySpread's defaulting is System */
+};
+
+/*
+ * A descriptor's last step at load time (its defaults, nginx's merge):
+ * complete out->value from the facts, after every entry was parsed.
+ * Returns 0, or -1 with e set.
+ */
+typedef int prio_finish_fn(struct prio_args *out,
+                           const struct prio_policy_facts *f, struct arena *a,
+                           struct err *e);
+
+/*
+ * The value of the resource-scoring priorities, which v1.22 turns into
+ * NodeResourcesFit's scoringStrategy: Least/MostAllocated score cpu=1,
+ * memory=1; RequestedToCapacityRatio exactly its argument's resources
+ * (none: nothing is scored) through its shape (rtcr set).
+ */
+struct prio_resources_arg {
+    struct policy_shape_point *shape; /* score 0..10 as written */
+    size_t n_shape;
+    struct policy_resource *resources;
+    size_t n_resources;
+    bool rtcr;
 };
 
 enum prio_spread_defaulting {
@@ -73,33 +102,15 @@ enum prio_spread_defaulting {
     PRIO_SPREAD_LIST,       /* EvenPodsSpreadPriority alone: none */
 };
 
-struct prio_args {
-    enum prio_args_kind kind;
-    union {
-        struct {
-            struct policy_shape_point *shape; /* score 0..10 as written */
-            size_t n_shape;
-            struct policy_resource *resources;
-            size_t n_resources;
-        } rtcr;
-        struct {
-            struct policy_resource *resources;
-            size_t n_resources;
-        } resources;
-        struct {
-            enum prio_spread_defaulting defaulting;
-        } spread;
-        struct {
-            int32_t hard_pod_affinity_weight;
-        } inter_pod;
-        /* PRIO_ARGS_CUSTOM: as pred_args' custom (resolved, else args) */
-        const void *custom;
-    } u;
+/* The value of the spread priorities (PodTopologySpread's args). */
+struct prio_spread_arg {
+    enum prio_spread_defaulting defaulting;
 };
 
-/* As pred_parse_args_fn, for one priority entry's argument. */
-typedef int prio_parse_args_fn(const void *written, struct arena *a,
-                               struct prio_args *out, struct err *e);
+/* The value of InterPodAffinityPriority (InterPodAffinity's args). */
+struct prio_inter_pod_arg {
+    int32_t hard_pod_affinity_weight;
+};
 
 #define PRIO_NEED_SPREAD                                                       \
     (KPE_NEED_ALL_PODS | KPE_NEED_SERVICES | KPE_NEED_CONTROLLERS)
@@ -114,13 +125,16 @@ struct prio_def {
      * needs, args (as written), doc */
     KPE_DEF_HEAD;
     int64_t default_weight; /* weight in the v1.22 default set; 0: none */
-    enum prio_args_kind args_kind;
     const struct kpe_arg_schema *values; /* list: values no argument sets */
     /* its typed arguments (fields of struct prio_args), as check shows them */
     const struct kpe_arg_schema *resolved;
     prio_parse_args_fn *parse_args; /* NULL: takes no argument */
     /* PRIO_WEIGHT_LABELS: the plugin weight is the key weight x this */
     int64_t (*weight_count)(const struct prio_args *a);
+    prio_finish_fn *finish; /* NULL: the value is what the entries made */
+    /* v1.22's NodeResourcesFit scoringStrategy type for this key (value:
+     * struct prio_resources_arg); NULL: not a resource scorer */
+    const char *fit_strategy;
     const struct prio_plugin *plugins[2]; /* the v1.22 plugin, NULL-ended */
     const struct prio_plugin *own;      /* no v1.22 plugin: the code it runs */
     const struct prio_plugin *gate_off; /* DefaultPodTopologySpread off */

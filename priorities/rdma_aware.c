@@ -22,14 +22,14 @@ static const struct kpe_arg_schema schema = KPE_HIGH_COMM_SCHEMA("highComm");
  * Score: 100 when the pod's kind (high-comm or not) matches the node's
  * (RDMA or not), else 0. Only the pod label's key matters; the node label
  * must equal the value exactly. No normalisation. args: a struct
- * prio_args whose u.custom is the highComm value (NULL: the defaults).
+ * prio_args whose value is the highComm value (NULL: the defaults).
  */
 static int score(const struct prio_cycle *cy, const void *args,
                  const void *state, const struct node_info *ni, int64_t *out,
                  struct err *e)
 {
     const struct prio_args *pa = args;
-    const struct policy_high_comm_arg *a = pa ? pa->u.custom : NULL;
+    const struct policy_high_comm_arg *a = pa ? pa->value : NULL;
     struct policy_high_comm_arg dflt = { NULL, NULL, NULL };
     const char *have;
     bool high_comm, rdma;
@@ -59,7 +59,7 @@ static int parse_args(const void *written, struct arena *a,
                       struct prio_args *out, struct err *e)
 {
     (void)a;
-    return kpe_high_comm_check(schema.key, written, &out->u.custom, e);
+    return kpe_high_comm_check(schema.key, written, &out->value, e);
 }
 
 /* The typed arguments, as check shows them: {"highComm": {...}}. */
@@ -76,7 +76,6 @@ const struct prio_def prio_custom_priority_policy = {
     .name = NAME,
     .aliases = (const char *const[]){ ALIAS, NULL },
     .flags = PRIO_EXTENSION,
-    .args_kind = PRIO_ARGS_CUSTOM,
     .args = &schema,
     .resolved = &resolved,
     .parse_args = parse_args,

@@ -110,7 +110,7 @@ int prio_service_affinity_normalize(const struct prio_cycle *cy,
 
     (void)state;
     if (pa)
-        labels = pa->u.custom; /* the folded struct policy_strlist */
+        labels = pa->value; /* the folded struct policy_strlist */
     acc = arena_calloc(cy->arena, cy->n_nodes + 1, sizeof(*acc));
     if (!acc)
         return err_set(e, "ServiceAffinity: out of memory");
@@ -161,7 +161,7 @@ static int parse_service_affinity_args(const void *written, struct arena *a,
 
     if (!saa)
         return 0;
-    labels = kpe_args_fold(&out->u.custom, sizeof(*labels), a);
+    labels = kpe_args_fold(&out->value, sizeof(*labels), a);
     if (!labels)
         return err_set(e, "out of memory");
     return kpe_strlist_push(a, labels, saa->label, e);
@@ -170,7 +170,7 @@ static int parse_service_affinity_args(const void *written, struct arena *a,
 /* PRIO_WEIGHT_LABELS: one unit of weight per anti-affinity label. */
 static int64_t label_count(const struct prio_args *a)
 {
-    const struct policy_strlist *labels = a->u.custom;
+    const struct policy_strlist *labels = a->value;
 
     return labels ? (int64_t)labels->n : 0;
 }
@@ -193,7 +193,6 @@ const struct prio_def prio_service_affinity = {
     .flags = PRIO_CUSTOM_ONLY | PRIO_WEIGHT_LABELS,
     .default_weight = 0,
     .needs = KPE_NEED_ALL_PODS | KPE_NEED_SERVICES,
-    .args_kind = PRIO_ARGS_CUSTOM,
     .args = &service_anti_affinity_schema,
     .resolved = &service_affinity_resolved,
     .parse_args = parse_service_affinity_args,

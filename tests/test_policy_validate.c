@@ -561,8 +561,8 @@ static void custom_entries_should_fold_into_one_plugin(void **state)
     }
     assert_int_equal(p->n_prios, 1);
     assert_int_equal(p->prios[0].weight, 6);
-    assert_int_equal(
-        ((const struct policy_strlist *)p->prios[0].args.u.custom)->n, 2);
+    assert_int_equal(((const struct policy_strlist *)p->prios[0].args.value)->n,
+                     2);
     assert_int_equal(p->n_entries, 2);
     assert_ptr_equal(p->entries[0].prio, &p->prios[0]);
     assert_ptr_equal(p->entries[1].prio, &p->prios[0]);
@@ -632,7 +632,7 @@ static void extension_entries_should_resolve(void **state)
     assert_string_equal(p->preds[3].def->name, "PodFitsHostNew");
     assert_int_equal(p->n_prios, 1);
     assert_int_equal(p->prios[0].weight, 3); /* same key: last wins */
-    hc = p->prios[0].args.u.custom;
+    hc = p->prios[0].args.value;
     assert_string_equal(hc->pod_label, "high-comm");
     assert_int_equal(p->n_entries, 2);
     assert_string_equal(p->entries[0].name, "RdmaAwarePriority");

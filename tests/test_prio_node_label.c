@@ -77,7 +77,7 @@ static void node_label_should_match_upstream_table(void **state)
 
     (void)state;
     for (i = 0; i < N(upstream); i++) {
-        struct prio_args args = { .kind = PRIO_ARGS_CUSTOM };
+        struct prio_args args = { .value = NULL };
         struct kpe_label_lists l;
         struct sfx_case c = {
             upstream[i].name,
@@ -91,7 +91,7 @@ static void node_label_should_match_upstream_table(void **state)
         l.present.n = count(upstream[i].present);
         l.absent.v = (const char **)upstream[i].absent;
         l.absent.n = count(upstream[i].absent);
-        args.u.custom = &l; /* what the entries fold into */
+        args.value = &l; /* what the entries fold into */
         sfx_run(PLUGIN, &args, &c);
     }
 }

@@ -71,14 +71,14 @@ static const struct sfx_case custom[] = {
 static void rdma_aware_should_use_default_labels(void **state)
 {
     const struct kpe_arg_schema *s = prio_lookup(PLUGIN)->args;
-    struct prio_args hc_defaults = { .kind = PRIO_ARGS_CUSTOM };
+    struct prio_args hc_defaults = { .value = NULL };
     struct arena a;
     struct err e;
 
     (void)state;
     sfx_run_table(PLUGIN, NULL, defaults, N(defaults));
     arena_init(&a, 0); /* an entry without an argument: the defaults */
-    assert_int_equal(kpe_args_effective(NULL, s, &a, &hc_defaults.u.custom, &e),
+    assert_int_equal(kpe_args_effective(NULL, s, &a, &hc_defaults.value, &e),
                      0);
     sfx_run_table(PLUGIN, &hc_defaults, defaults, N(defaults));
     arena_destroy(&a);
@@ -88,10 +88,10 @@ static void rdma_aware_should_use_high_comm_argument(void **state)
 {
     static const struct policy_high_comm_arg hc = { "team/hpc", "hw/ib",
                                                     "yes" };
-    struct prio_args args = { .kind = PRIO_ARGS_CUSTOM };
+    struct prio_args args = { .value = NULL };
 
     (void)state;
-    args.u.custom = &hc;
+    args.value = &hc;
     sfx_run_table(PLUGIN, &args, custom, N(custom));
 }
 

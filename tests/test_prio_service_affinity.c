@@ -155,10 +155,10 @@ static void service_affinity_should_match_upstream_table(void **state)
 
     (void)state;
     for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct prio_args args = { .kind = PRIO_ARGS_CUSTOM };
+        struct prio_args args = { .value = NULL };
         struct policy_strlist labels = { cases[i].labels, cases[i].n_labels };
 
-        args.u.custom = &labels; /* what the entries fold into */
+        args.value = &labels; /* what the entries fold into */
         bad += ptf_run_case("ServiceAffinity", &args, &cases[i].c);
     }
     assert_int_equal(bad, 0);

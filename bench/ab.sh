@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # ab.sh: A/B of two kube-policy-extender builds on the same payloads,
 # interleaved (shared/bench/compare.sh): "same behaviour and speed" checks
-# for a restructure (issue 26). Two runs per size: the shared bench Policy
-# (built-ins: HighCommPodFilter, PodFitsHostNew, a labelPreference
-# priority, ...), then a Policy naming the example plugins, each side's
-# examples/plugins/*.c built against that side's own plugin.h (the ABI
-# differs between trees). compare.sh reports each side's p50, the ratio
+# for a restructure (issue 26). Three runs per size: the shared bench
+# Policy (built-ins: HighCommPodFilter, PodFitsHostNew, a labelPreference
+# priority, ...); bench/policies/ab-priorities.json (the default
+# predicates and every priority whose value is made at load time:
+# Least/MostRequested, SelectorSpread, InterPodAffinity with a
+# hardPodAffinitySymmetricWeight, labelPreference, serviceAntiAffinity,
+# requestedToCapacityRatio, CustomPriorityPolicy); then a Policy naming the
+# example plugins, each side's examples/plugins/*.c built against that
+# side's own plugin.h (the ABI differs between trees). compare.sh reports each side's p50, the ratio
 # and whether both answered the same.
 #
 #   bash bench/ab.sh TREE_A TREE_B     # e.g. /work/main .
@@ -81,6 +85,15 @@ for n in $sizes; do
     echo "== $n nodes, built-ins (shared policy-bench.json): A = $tree_a, B = $tree_b"
     start "$tree_a" "$port" "$shared/policy-bench.json" "$d/cluster.json"
     start "$tree_b" "$((port + 1))" "$shared/policy-bench.json" "$d/cluster.json"
+    ROUNDS=${ROUNDS:-7} N=${N:-20} bash "$shared/compare.sh" \
+        "http://127.0.0.1:$port" "http://127.0.0.1:$((port + 1))" "$d"
+    cleanup
+    pids=""
+    sleep 0.5
+    echo "== $n nodes, every priority with a value (bench/policies/ab-priorities.json)"
+    start "$tree_a" "$port" bench/policies/ab-priorities.json "$d/cluster.json"
+    start "$tree_b" "$((port + 1))" bench/policies/ab-priorities.json \
+        "$d/cluster.json"
     ROUNDS=${ROUNDS:-7} N=${N:-20} bash "$shared/compare.sh" \
         "http://127.0.0.1:$port" "http://127.0.0.1:$((port + 1))" "$d"
     cleanup

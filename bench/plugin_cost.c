@@ -23,6 +23,8 @@
 #include "policy/policy.h"
 #include "predicates/predicates.h"
 
+#define HIGH_COMM "HighCommPodFilter"
+
 #define MAX_ROUNDS 99
 
 static double now_ns(void)
@@ -126,16 +128,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "plugin_cost: %s\n", e.msg);
         return 1;
     }
-    pa = one_predicate(PRED_NAME_HIGH_COMM);
+    pa = one_predicate(HIGH_COMM);
     pb = one_predicate("RdmaAware");
-    fa = pred_plugin_find(PRED_NAME_HIGH_COMM);
+    fa = pred_plugin_find(HIGH_COMM);
     fb = pred_plugin_find("RdmaAware");
     memset(&cy, 0, sizeof(cy));
     cy.pod = &pod;
     cy.cluster = &c;
     cy.arena = &a;
     kube_pod_request(&a, &pod, &cy.pod_request);
-    pass(fa, args_of(pa, PRED_NAME_HIGH_COMM), &cy, &c, reps, &ua); /* warm */
+    pass(fa, args_of(pa, HIGH_COMM), &cy, &c, reps, &ua); /* warm */
     pass(fb, args_of(pb, "RdmaAware"), &cy, &c, reps, &ub);
     if (ua != ub) {
         fprintf(stderr, "plugin_cost: the two disagree (%zu vs %zu unfit)\n",
@@ -147,11 +149,9 @@ int main(int argc, char **argv)
     for (r = 0; r < rounds; r++) {
         if (r % 2) {
             tb[r] = pass(fb, args_of(pb, "RdmaAware"), &cy, &c, reps, &ub);
-            ta[r] =
-                pass(fa, args_of(pa, PRED_NAME_HIGH_COMM), &cy, &c, reps, &ua);
+            ta[r] = pass(fa, args_of(pa, HIGH_COMM), &cy, &c, reps, &ua);
         } else {
-            ta[r] =
-                pass(fa, args_of(pa, PRED_NAME_HIGH_COMM), &cy, &c, reps, &ua);
+            ta[r] = pass(fa, args_of(pa, HIGH_COMM), &cy, &c, reps, &ua);
             tb[r] = pass(fb, args_of(pb, "RdmaAware"), &cy, &c, reps, &ub);
         }
         printf("round %zu: built-in %.2f ns/node  plugin %.2f ns/node\n", r + 1,

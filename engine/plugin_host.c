@@ -1,8 +1,9 @@
 /*
  * plugin_host.c: the server side of include/kube-policy-extender/plugin.h:
- * the accessors a plugin reads pods and nodes through, and the register
- * functions that turn a plugin's struct kpe_predicate / kpe_priority into
- * a struct pred_def / prio_def of the registries' runtime part. Each one
+ * the accessors a plugin reads pods and nodes through (the host table of
+ * ABI 1.1), and the register functions that copy a plugin's sized struct
+ * kpe_predicate / kpe_priority and turn it into a struct pred_def /
+ * prio_def of the registries' runtime part. Each one
  * takes a slot whose trampoline (one static function per slot, so the
  * engine calls it like any built-in) calls the plugin's function.
  */
@@ -70,8 +71,12 @@ static const char *pod_node_name(const struct kpe_pod *p)
     return p->pod->node_name ? p->pod->node_name : "";
 }
 
+/* The scheduler counts a pod as one "pods" (NodeResourcesFit's
+ * allowedPodNumber check adds 1 for the incoming pod). */
 static int64_t pod_request(const struct kpe_pod *p, const char *resource)
 {
+    if (resource && !strcmp(resource, "pods"))
+        return 1;
     return res_get(p->request, resource);
 }
 
@@ -90,22 +95,38 @@ static int64_t node_allocatable(const struct kpe_node *n, const char *resource)
     return res_get(&ni_of(n)->node->allocatable, resource);
 }
 
+/* "pods": the pods accounted on the node (NodeInfo's len(Pods)); the
+ * summed requests carry no pod count. */
 static int64_t node_requested(const struct kpe_node *n, const char *resource)
 {
+    if (resource && !strcmp(resource, "pods"))
+        return (int64_t)ni_of(n)->n_pods;
     return res_get(&ni_of(n)->requested, resource);
+}
+
+static int32_t pod_priority(const struct kpe_pod *p)
+{
+    return p->pod->has_priority ? p->pod->priority : 0;
+}
+
+static int node_unschedulable(const struct kpe_node *n)
+{
+    return ni_of(n)->node->unschedulable ? 1 : 0;
 }
 
 /* ---- slots ---- */
 
 struct pred_slot {
-    const struct kpe_predicate *desc; /* the plugin's */
+    /* the plugin's descriptor, copied as far as its size goes (members of
+     * a newer minor than the plugin's stay zero) */
+    struct kpe_predicate desc;
     struct pred_plugin plugin;
     struct pred_def def;
     struct kpe_arg_schema *schema; /* malloc'd, with its fields */
 };
 
 struct prio_slot {
-    const struct kpe_priority *desc;
+    struct kpe_priority desc; /* as pred_slot's */
     struct prio_plugin plugin;
     struct prio_def def;
     struct kpe_arg_schema *schema;
@@ -120,21 +141,21 @@ static const void *pred_arg(const void *args)
 {
     const struct pred_args *pa = args;
 
-    return pa && pa->kind == PRED_ARGS_CUSTOM ? pa->u.custom : NULL;
+    return pa ? pa->value : NULL;
 }
 
 static const void *prio_arg(const void *args)
 {
     const struct prio_args *pa = args;
 
-    return pa && pa->kind == PRIO_ARGS_CUSTOM ? pa->u.custom : NULL;
+    return pa ? pa->value : NULL;
 }
 
 static enum pred_code run_filter(size_t slot, const struct pred_cycle *cy,
                                  const void *args, const struct node_info *ni,
                                  struct pred_result *r)
 {
-    const struct kpe_predicate *d = pred_slots[slot].desc;
+    const struct kpe_predicate *d = &pred_slots[slot].desc;
     struct kpe_pod pod = { cy->pod, &cy->pod_request };
     const char *reason = NULL;
     int rc = d->filter(pred_arg(args), &pod, node_of(ni), &reason);
@@ -174,7 +195,7 @@ static int run_score(size_t slot, const struct prio_cycle *cy, const void *args,
                      const void *state, const struct node_info *ni,
                      int64_t *score, struct err *e)
 {
-    const struct kpe_priority *d = prio_slots[slot].desc;
+    const struct kpe_priority *d = &prio_slots[slot].desc;
     struct kpe_pod stack = { cy->pod, NULL };
     const struct kpe_pod *pod = state ? state : &stack;
 
@@ -250,6 +271,31 @@ _Static_assert(sizeof(struct kpe_strings) == sizeof(struct policy_strlist) &&
 
 /* ---- descriptors: checks and conversion ---- */
 
+/* The size of each descriptor in 1.0, the smallest a plugin may give. */
+#define PREDICATE_SIZE_1_0                                                     \
+    (offsetof(struct kpe_predicate, args) + sizeof(void *))
+#define PRIORITY_SIZE_1_0 (offsetof(struct kpe_priority, args) + sizeof(void *))
+
+/*
+ * Copy a descriptor of `size` bytes (its first member) into out, as far
+ * as both know; what the plugin's header lacks stays zero. 0, or -1 with
+ * e set when size is below the 1.0 size.
+ */
+static int copy_sized(void *out, size_t out_size, const void *in,
+                      size_t min_size, const char *kind, struct err *e)
+{
+    size_t size = *(const size_t *)in;
+
+    memset(out, 0, out_size);
+    if (size < min_size)
+        return err_set(e,
+                       "a %s descriptor with .size %zu: set .size = "
+                       "sizeof(struct kpe_%s) (at least %zu)",
+                       kind, size, kind, min_size);
+    memcpy(out, in, size < out_size ? size : out_size);
+    return 0;
+}
+
 static bool good_name(const char *s)
 {
     if (!s || !*s || strlen(s) > 63)
@@ -322,7 +368,7 @@ static struct kpe_arg_schema *schema_of(const struct kpe_plugin_args *pa,
     size_t i;
 
     if (!good_name(pa->key) || !pa->size || !pa->fields || !pa->n_fields ||
-        pa->n_fields > 64) {
+        pa->n_fields > KPE_MAX_ARG_FIELDS) {
         err_set(e,
                 "\"%s\": bad argument schema (want a key, a size and "
                 "1..64 fields)",
@@ -351,6 +397,11 @@ static struct kpe_arg_schema *schema_of(const struct kpe_plugin_args *pa,
         f[i].name = pf->name;
         f[i].offset = pf->offset;
         f[i].def = pf->def;
+        if (kpe_arg_default_check(&f[i], e) < 0) {
+            err_prefix(e, "%s \"%s\": argument ", kind, name);
+            free(s);
+            return NULL;
+        }
     }
     s->key = pa->key;
     s->api_order = order;
@@ -358,6 +409,7 @@ static struct kpe_arg_schema *schema_of(const struct kpe_plugin_args *pa,
     s->fields = f;
     s->n_fields = pa->n_fields;
     s->note = pa->note ? pa->note : "";
+    s->absent_is_default = true; /* plugin.h: arg is never NULL */
     return s;
 }
 
@@ -367,7 +419,7 @@ static int keep_pred_arg(const void *written, struct arena *a,
 {
     (void)a;
     (void)e;
-    out->u.custom = written;
+    out->value = written;
     return 0;
 }
 
@@ -376,28 +428,33 @@ static int keep_prio_arg(const void *written, struct arena *a,
 {
     (void)a;
     (void)e;
-    out->u.custom = written;
+    out->value = written;
     return 0;
 }
 
-int plugin_host_add_predicate(const struct kpe_predicate *p, struct err *e)
+int plugin_host_add_predicate(const struct kpe_predicate *desc, struct err *e)
 {
     size_t i = pred_registry_runtime();
     struct pred_slot *s = &pred_slots[i];
+    const struct kpe_predicate *p = &s->desc;
 
     if (i == PRED_MAX_RUNTIME)
         return err_set(e, "more than %d plugin predicates", PRED_MAX_RUNTIME);
-    if (!p || !good_name(p->name))
+    memset(s, 0, sizeof(*s));
+    if (!desc)
+        return err_set(e, "predicate name \"\" is not [A-Za-z0-9_-]{1,63}");
+    if (copy_sized(&s->desc, sizeof(s->desc), desc, PREDICATE_SIZE_1_0,
+                   "predicate", e) < 0)
+        return -1;
+    if (!good_name(p->name))
         return err_set(e, "predicate name \"%s\" is not [A-Za-z0-9_-]{1,63}",
-                       p && p->name ? p->name : "");
+                       p->name ? p->name : "");
     if (!p->filter || !p->doc || !p->reasons || !p->reasons[0] ||
         (p->flags & ~KPE_USES_NODE_REQUESTED))
         return err_set(e,
                        "predicate \"%s\": want a filter, a doc line, at "
                        "least one reason and only known flags",
                        p->name);
-    memset(s, 0, sizeof(*s));
-    s->desc = p;
     s->plugin.ref.name = p->name;
     s->plugin.filter = filters[i];
     s->plugin.reasons = p->reasons;
@@ -416,32 +473,42 @@ int plugin_host_add_predicate(const struct kpe_predicate *p, struct err *e)
         return -1;
     }
     if (s->schema) {
-        s->def.args_kind = PRED_ARGS_CUSTOM;
         s->def.args = s->schema;
         s->def.parse_args = keep_pred_arg;
+        if (pred_registry_keys_fit(&s->def, e) < 0) {
+            pred_registry_truncate(i);
+            free(s->schema);
+            memset(s, 0, sizeof(*s));
+            return -1;
+        }
     }
     return 0;
 }
 
-int plugin_host_add_priority(const struct kpe_priority *p, struct err *e)
+int plugin_host_add_priority(const struct kpe_priority *desc, struct err *e)
 {
     size_t i = prio_registry_runtime();
     struct prio_slot *s = &prio_slots[i];
+    const struct kpe_priority *p = &s->desc;
     unsigned known =
         KPE_USES_NODE_REQUESTED | KPE_SCORE_NORMALIZE | KPE_SCORE_REVERSE;
 
     if (i == PRIO_MAX_RUNTIME)
         return err_set(e, "more than %d plugin priorities", PRIO_MAX_RUNTIME);
-    if (!p || !good_name(p->name))
+    memset(s, 0, sizeof(*s));
+    if (!desc)
+        return err_set(e, "priority name \"\" is not [A-Za-z0-9_-]{1,63}");
+    if (copy_sized(&s->desc, sizeof(s->desc), desc, PRIORITY_SIZE_1_0,
+                   "priority", e) < 0)
+        return -1;
+    if (!good_name(p->name))
         return err_set(e, "priority name \"%s\" is not [A-Za-z0-9_-]{1,63}",
-                       p && p->name ? p->name : "");
+                       p->name ? p->name : "");
     if (!p->score || !p->doc || (p->flags & ~known))
         return err_set(e,
                        "priority \"%s\": want a score function, a doc line "
                        "and only known flags",
                        p->name);
-    memset(s, 0, sizeof(*s));
-    s->desc = p;
     s->plugin.ref.name = p->name;
     s->plugin.prescore = plugin_prescore;
     s->plugin.score = scores[i];
@@ -463,9 +530,14 @@ int plugin_host_add_priority(const struct kpe_priority *p, struct err *e)
         return -1;
     }
     if (s->schema) {
-        s->def.args_kind = PRIO_ARGS_CUSTOM;
         s->def.args = s->schema;
         s->def.parse_args = keep_prio_arg;
+        if (prio_registry_keys_fit(&s->def, e) < 0) {
+            prio_registry_truncate(i);
+            free(s->schema);
+            memset(s, 0, sizeof(*s));
+            return -1;
+        }
     }
     return 0;
 }
@@ -488,7 +560,9 @@ void plugin_host_truncate(size_t n_preds, size_t n_prios)
 
 void plugin_host_fill(struct kpe_plugin_host *h)
 {
-    h->api_version = KPE_PLUGIN_API_VERSION;
+    h->size = sizeof(*h);
+    h->api_major = KPE_PLUGIN_API_MAJOR;
+    h->api_minor = KPE_PLUGIN_API_MINOR;
     h->pod_name = pod_name;
     h->pod_namespace = pod_namespace;
     h->pod_label = pod_label;
@@ -498,4 +572,6 @@ void plugin_host_fill(struct kpe_plugin_host *h)
     h->node_label = node_label;
     h->node_allocatable = node_allocatable;
     h->node_requested = node_requested;
+    h->pod_priority = pod_priority; /* 1.1 */
+    h->node_unschedulable = node_unschedulable;
 }

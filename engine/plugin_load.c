@@ -2,8 +2,9 @@
  * plugin_load.c: `--plugin FILE.so` (see plugin_load.h): the checks on the
  * file, dlopen, the API magic and entry point, registration with rollback,
  * and unloading at exit. Models: redis `loadmodule`, PostgreSQL's
- * PG_MODULE_MAGIC; the permission check is sshd's StrictModes, up to
- * the root.
+ * PG_MODULE_MAGIC (a function returning the sized struct kpe_plugin_magic;
+ * major.minor: a plugin of an older minor loads); the permission check
+ * is sshd's StrictModes, up to the root.
  */
 #include "engine/plugin_load.h"
 
@@ -159,12 +160,44 @@ static int check_file(const char *path, char *real, struct err *e)
     return rc;
 }
 
-/* dlopen, the magic and the entry point; *handle stays NULL on failure. */
-static int open_plugin(const char *path, const char *real, void **handle,
-                       int (**init)(const struct kpe_plugin_host *, int),
+/*
+ * The plugin's magic against this server's ABI: same major, a minor up to
+ * ours (a newer one may call accessors we lack). 0, or -1 with e set.
+ */
+static int check_magic(const char *path, const struct kpe_plugin_magic *m,
                        struct err *e)
 {
-    const int *magic;
+    if (!m || m->size < offsetof(struct kpe_plugin_magic, host_size) +
+                            sizeof(m->host_size))
+        return err_set(e,
+                       "%s: " KPE_PLUGIN_MAGIC_SYMBOL "() returned no "
+                       "valid magic: rebuild it against "
+                       "kube-policy-extender/plugin.h",
+                       path);
+    if (m->api_major != KPE_PLUGIN_API_MAJOR)
+        return err_set(e,
+                       "%s: built for plugin API %d.%d, this server speaks "
+                       "%d.%d: another major; rebuild it against this "
+                       "server's plugin.h",
+                       path, m->api_major, m->api_minor, KPE_PLUGIN_API_MAJOR,
+                       KPE_PLUGIN_API_MINOR);
+    if (m->api_minor > KPE_PLUGIN_API_MINOR ||
+        m->host_size > sizeof(struct kpe_plugin_host))
+        return err_set(e,
+                       "%s: built for plugin API %d.%d, this server speaks "
+                       "%d.%d: a newer minor; upgrade the server or rebuild "
+                       "the plugin against its plugin.h",
+                       path, m->api_major, m->api_minor, KPE_PLUGIN_API_MAJOR,
+                       KPE_PLUGIN_API_MINOR);
+    return 0;
+}
+
+/* dlopen, the magic and the entry point; *handle stays NULL on failure. */
+static int open_plugin(const char *path, const char *real, void **handle,
+                       int (**init)(const struct kpe_plugin_host *),
+                       struct err *e)
+{
+    const struct kpe_plugin_magic *(*magic)(void);
     void *h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
 
     if (!h)
@@ -178,23 +211,18 @@ static int open_plugin(const char *path, const char *real, void **handle,
                        "(): not a kube-policy-extender plugin",
                        path);
     }
-    magic = dlsym(h, KPE_PLUGIN_MAGIC_SYMBOL);
+    *(void **)(void *)&magic = dlsym(h, KPE_PLUGIN_MAGIC_SYMBOL);
     if (!magic) {
         dlclose(h);
         return err_set(
             e,
-            "%s: no KPE_PLUGIN_MAGIC (symbol " KPE_PLUGIN_MAGIC_SYMBOL
-            "): rebuild it against kube-policy-extender/plugin.h",
+            "%s: no KPE_PLUGIN_MAGIC (function " KPE_PLUGIN_MAGIC_SYMBOL
+            "()): rebuild it against kube-policy-extender/plugin.h",
             path);
     }
-    if (*magic != KPE_PLUGIN_API_VERSION) {
-        int built = *magic; /* read before the file is unmapped */
-
-        dlclose(h);
-        return err_set(e,
-                       "%s: built for plugin API version %d, this server "
-                       "speaks version %d",
-                       path, built, KPE_PLUGIN_API_VERSION);
+    if (check_magic(path, magic(), e) < 0) {
+        dlclose(h); /* the message holds copies, not the plugin's memory */
+        return -1;
     }
     *handle = h;
     return 0;
@@ -205,7 +233,7 @@ int engine_plugin_load(const char *path, struct err *e)
     char real[PATH_MAX];
     struct load_ctx c;
     struct loaded *f = &files[n_files];
-    int (*init)(const struct kpe_plugin_host *, int) = NULL;
+    int (*init)(const struct kpe_plugin_host *) = NULL;
     size_t preds = pred_registry_runtime(), prios = prio_registry_runtime();
     void *handle = NULL;
     int rc;
@@ -222,7 +250,7 @@ int engine_plugin_load(const char *path, struct err *e)
     f->host.ctx = &c;
     f->host.register_predicate = reg_predicate;
     f->host.register_priority = reg_priority;
-    rc = init(&f->host, KPE_PLUGIN_API_VERSION);
+    rc = init(&f->host);
     f->host.ctx = NULL; /* registration is over */
     if (c.failed)
         err_set(e, "%s: %s", path, c.err.msg);

@@ -20,10 +20,10 @@
  * Load the plugin at path: refuse a missing file, a file or folder that is
  * group- or world-writable (as sshd refuses such key files), a file that
  * is not a shared object, one without the entry point or the API magic,
- * one built for another API version, and names or argument keys that
- * clash with a built-in or another plugin. dlopen uses RTLD_NOW |
- * RTLD_LOCAL. On failure nothing of the file stays registered or mapped.
- * Returns 0, or -1 with e set ("PATH: why").
+ * one built for another API major or a newer minor, and names or
+ * argument keys that clash with a built-in or another plugin. dlopen uses
+ * RTLD_NOW | RTLD_LOCAL. On failure nothing of the file stays registered or
+ * mapped. Returns 0, or -1 with e set ("PATH: why").
  */
 int engine_plugin_load(const char *path, struct err *e);
 

@@ -25,11 +25,14 @@ struct policy_strlist {
     size_t n;
 };
 
-/* highComm argument (our extension): NULL members take the defaults. */
-struct policy_high_comm_arg {
-    const char *pod_label;  /* default "high-comm" */
-    const char *node_label; /* default "node.kubernetes.io/rdma-enabled" */
-    const char *node_label_value; /* default "true" */
+/*
+ * The lists NodeLabel's entries fold into: presentLabels / absentLabels
+ * (the predicate), presentLabelsPreference / absentLabelsPreference (the
+ * priority).
+ */
+struct kpe_label_lists {
+    struct policy_strlist present;
+    struct policy_strlist absent;
 };
 
 struct policy_shape_point {
@@ -87,6 +90,13 @@ struct kpe_arg_schema {
     const char *note; /* for list: what the argument does, how entries fold */
     /* list: a set of values the plugin gets that no Policy argument sets */
     bool not_in_policy;
+    /*
+     * An entry without this argument runs with its defaults (as a v1.22
+     * plugin's args are defaulted), rather than with none: the descriptor's
+     * parse_args gets the defaults, never NULL. Loaded plugins' arguments
+     * are all of this kind.
+     */
+    bool absent_is_default;
 };
 
 #define KPE_ARG_FIELDS(t) (t), (sizeof(t) / sizeof((t)[0]))
@@ -97,8 +107,12 @@ struct kpe_arg_schema {
 
 struct kpe_arg_value {
     const struct kpe_arg_schema *schema;
-    void *value; /* schema->size bytes */
+    void *value;    /* schema->size bytes */
+    uint64_t given; /* bit i: fields[i] was given (not left out, not null) */
 };
+
+/* Most fields one schema may have (one bit each in kpe_arg_value.given). */
+#define KPE_MAX_ARG_FIELDS 64
 
 /* The members given (not null), sorted by api_order. */
 struct kpe_args_written {
@@ -117,12 +131,48 @@ const void *kpe_args_get(const struct kpe_args_written *w,
 void *kpe_args_add(struct kpe_args_written *w, const struct kpe_arg_schema *s,
                    struct arena *a);
 
+/* Record that the fields of mask (bit i: fields[i]) of s's value in w
+ * were given: what a reader calls after decoding them. */
+void kpe_args_given(struct kpe_args_written *w, const struct kpe_arg_schema *s,
+                    uint64_t mask);
+
 /*
- * Add s (NULL: nothing) to the set[0..n) of at most max schemas, kept
- * unique and in api_order; the new count.
+ * The value a plugin runs with, the one place defaults are applied (as
+ * nginx's merge_loc_conf): a copy (from a) of s's value in w with every
+ * field that was not given set to its default. When w has no value of s,
+ * *out is NULL, or, when s->absent_is_default, a value of defaults only.
+ * Applies string, bool, int32 and int64 defaults and "[]" (an empty list);
+ * other fields keep what was written. 0, or -1 with e set (out of memory).
  */
-size_t kpe_arg_schemas_add(const struct kpe_arg_schema **set, size_t n,
-                           size_t max, const struct kpe_arg_schema *s);
+int kpe_args_effective(const struct kpe_args_written *w,
+                       const struct kpe_arg_schema *s, struct arena *a,
+                       const void **out, struct err *e);
+
+/* Set every field of value (s->size bytes) that has a default to it. */
+void kpe_arg_defaults(const struct kpe_arg_schema *s, void *value);
+
+/*
+ * Whether field f's default (f->def; NULL: none) is one that
+ * kpe_args_effective can apply: "true"/"false" for a bool, a decimal in
+ * range for an int, "[]" for a list. 0, or -1 with e set (quoting it).
+ */
+int kpe_arg_default_check(const struct kpe_arg_field *f, struct err *e);
+
+/*
+ * Add s (NULL: nothing) to the set[0..*n) of at most max schemas, kept
+ * unique and in api_order (*n grows). Returns 0, or -1 with e set (the key
+ * quoted) when s is new and the set already holds max schemas.
+ */
+int kpe_arg_schemas_add(const struct kpe_arg_schema **set, size_t *n,
+                        size_t max, const struct kpe_arg_schema *s,
+                        struct err *e);
+
+/*
+ * The value entries fold into, kept in *folded (a descriptor's typed
+ * arguments): created zeroed (size bytes, from a) by the first entry,
+ * returned writable to every later one. NULL when out of memory.
+ */
+void *kpe_args_fold(const void **folded, size_t size, struct arena *a);
 
 /* Append one string (NULL: "") to an arena list; 0 or -1 with e set. */
 int kpe_strlist_push(struct arena *a, struct policy_strlist *l, const char *s,

@@ -1,7 +1,8 @@
 /*
- * high_comm_arg.h: the highComm argument (seed 000), shared by the
- * HighCommPodFilter predicate and the CustomPriorityPolicy priority: one
- * schema, one set of defaults, one check (high_comm_arg.c).
+ * high_comm_arg.h: the highComm argument (seed 000) that the
+ * HighCommPodFilter predicate and the CustomPriorityPolicy priority both
+ * read: its value, its fields with their defaults (each plugin's schema
+ * lists them under its own key) and its check (high_comm_arg.c).
  */
 #ifndef FRAMEWORK_HIGH_COMM_ARG_H
 #define FRAMEWORK_HIGH_COMM_ARG_H
@@ -9,20 +10,37 @@
 #include "framework/args.h"
 #include "kube/base/err.h"
 
-#define PRED_HIGH_COMM_DEFAULT_POD_LABEL  "high-comm"
-#define PRED_HIGH_COMM_DEFAULT_NODE_LABEL "node.kubernetes.io/rdma-enabled"
-#define PRED_HIGH_COMM_DEFAULT_NODE_VALUE "true"
+/* The value: every member set (the framework applies the defaults). */
+struct policy_high_comm_arg {
+    const char *pod_label;  /* default "high-comm" */
+    const char *node_label; /* default "node.kubernetes.io/rdma-enabled" */
+    const char *node_label_value; /* default "true" */
+};
 
-/* "highComm": podLabel, nodeLabel, nodeLabelValue (struct
- * policy_high_comm_arg). */
-extern const struct kpe_arg_schema kpe_high_comm_schema;
+/* podLabel, nodeLabel, nodeLabelValue, with their defaults. */
+extern const struct kpe_arg_field kpe_high_comm_fields[3];
 
 /*
- * Defaults and checks for a highComm argument (hc NULL: defaults). The
- * results go to the pod, node and value outputs; when those are set (an
- * earlier entry), the new values must equal them.
+ * The initialiser of a plugin's schema for this argument under its own
+ * key: optional, and an entry without it runs with the defaults; api_order
+ * 100 puts it after every v1.22 member.
  */
-int kpe_high_comm_args(const struct policy_high_comm_arg *hc, const char **pod,
-                       const char **node, const char **value, struct err *e);
+#define KPE_HIGH_COMM_SCHEMA(k)                                                \
+    {                                                                          \
+        .key = (k), .api_order = 100,                                          \
+        .size = sizeof(struct policy_high_comm_arg),                           \
+        .fields = KPE_ARG_FIELDS(kpe_high_comm_fields),                        \
+        .note = "ours: optional; one set of values per policy",                \
+        .absent_is_default = true,                                             \
+    }
+
+/*
+ * Check a highComm value (defaults applied) given under `key`: label key
+ * and value syntax. *merged is the value of an earlier entry of the same
+ * plugin (NULL: none); a later one must equal it (one plugin, one set of
+ * arguments); *merged becomes value. 0, or -1 with e set.
+ */
+int kpe_high_comm_check(const char *key, const struct policy_high_comm_arg *hc,
+                        const void **merged, struct err *e);
 
 #endif

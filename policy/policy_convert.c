@@ -171,17 +171,24 @@ static bool removed_plugin(const char *name)
     return false;
 }
 
+/* The resources and shape of a resource-scoring unit (fit_strategy). */
+static const struct prio_resources_arg *scoring(const struct policy_prio *u)
+{
+    return u->def->fit_strategy ? u->args.value : NULL;
+}
+
 /* Can this resource-scoring unit become NodeResourcesFit's strategy? */
 static bool fits_scoring(const struct policy_prio *u)
 {
+    const struct prio_resources_arg *r = scoring(u);
     size_t i;
 
-    if (u->args.kind == PRIO_ARGS_RESOURCES)
+    if (r && !r->rtcr)
         return true;
-    if (u->args.kind != PRIO_ARGS_RTCR || u->args.u.rtcr.n_resources == 0)
+    if (!r || r->n_resources == 0)
         return false; /* legacy RTCR without resources scores 0 */
-    for (i = 0; i < u->args.u.rtcr.n_resources; i++) {
-        if (u->args.u.rtcr.resources[i].weight > 100)
+    for (i = 0; i < r->n_resources; i++) {
+        if (r->resources[i].weight > 100)
             return false; /* scoringStrategy allows weights 1..100 */
     }
     return true;
@@ -205,8 +212,7 @@ static void classify(struct kctx *k)
             u->def->plugins[0] ? u->def->plugins[0]->ref.name : NULL;
         bool del = !pl || removed_plugin(pl);
 
-        if (pl && (u->args.kind == PRIO_ARGS_RESOURCES ||
-                   u->args.kind == PRIO_ARGS_RTCR)) {
+        if (pl && u->def->fit_strategy) {
             del = true;
             if (!k->fit_scoring && fits_scoring(u)) {
                 k->fit_scoring = u;
@@ -219,15 +225,6 @@ static void classify(struct kctx *k)
             k->delegated_weight += u->weight;
         }
     }
-}
-
-static const char *strategy_type(const struct policy_prio *u)
-{
-    if (u->args.kind == PRIO_ARGS_RTCR)
-        return "RequestedToCapacityRatio";
-    if (!strcmp(u->def->name, PRIO_NAME_MOST_REQUESTED))
-        return "MostAllocated";
-    return "LeastAllocated";
 }
 
 static void y_plugins(struct strbuf *b, struct kctx *k,
@@ -279,13 +276,16 @@ static bool profile_has(const struct policy_profile *pr, const char *name)
     return false;
 }
 
+/* The first unit that runs the v1.22 score plugin `plugin`, or NULL. */
 static const struct policy_prio *find_unit(const struct policy *p,
-                                           enum prio_args_kind kind)
+                                           const char *plugin)
 {
     size_t i;
 
     for (i = 0; i < p->n_prios; i++) {
-        if (p->prios[i].args.kind == kind)
+        const struct prio_plugin *pl = p->prios[i].def->plugins[0];
+
+        if (pl && !strcmp(pl->ref.name, plugin))
             return &p->prios[i];
     }
     return NULL;
@@ -294,57 +294,52 @@ static const struct policy_prio *find_unit(const struct policy *p,
 static void y_fit_args(struct strbuf *b, const struct kctx *k)
 {
     const struct policy_prio *u = k->fit_scoring;
-    const struct policy_resource *res;
-    size_t n, i;
+    const struct prio_resources_arg *r = u ? scoring(u) : NULL;
+    size_t i;
 
     strbuf_add(b, "    - name: NodeResourcesFit\n      args:\n");
-    if (!u) {
+    if (!r) {
         strbuf_add(b, "        {}\n");
         return;
     }
     strbuf_printf(b, "        scoringStrategy:\n          type: %s\n",
-                  strategy_type(u));
-    res = u->args.kind == PRIO_ARGS_RTCR ? u->args.u.rtcr.resources
-                                         : u->args.u.resources.resources;
-    n = u->args.kind == PRIO_ARGS_RTCR ? u->args.u.rtcr.n_resources
-                                       : u->args.u.resources.n_resources;
+                  u->def->fit_strategy);
     strbuf_add(b, "          resources:\n");
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < r->n_resources; i++) {
         strbuf_add(b, "          - name: ");
-        quote_yaml(b, res[i].name);
+        quote_yaml(b, r->resources[i].name);
         strbuf_printf(b, "\n            weight: %lld\n",
-                      (long long)res[i].weight);
+                      (long long)r->resources[i].weight);
     }
-    if (u->args.kind == PRIO_ARGS_RTCR) {
+    if (r->rtcr) {
         strbuf_add(b, "          requestedToCapacityRatio:\n"
                       "            shape:\n");
-        for (i = 0; i < u->args.u.rtcr.n_shape; i++)
+        for (i = 0; i < r->n_shape; i++)
             strbuf_printf(b,
                           "            - utilization: %d\n"
                           "              score: %d\n",
-                          (int)u->args.u.rtcr.shape[i].utilization,
-                          (int)u->args.u.rtcr.shape[i].score);
+                          (int)r->shape[i].utilization, (int)r->shape[i].score);
     }
 }
 
 static void y_plugin_config(struct strbuf *b, const struct kctx *k,
                             const struct policy_profile *pr)
 {
-    const struct policy_prio *spread =
-        find_unit(k->p, PRIO_ARGS_TOPOLOGY_SPREAD);
+    const struct policy_prio *su = find_unit(k->p, "PodTopologySpread");
+    const struct prio_spread_arg *spread = su ? su->args.value : NULL;
     /* Only the priority carries the Policy's value; else v1beta2's 1. */
-    const struct policy_prio *inter = find_unit(k->p, PRIO_ARGS_INTER_POD);
+    const struct policy_prio *iu = find_unit(k->p, "InterPodAffinity");
+    const struct prio_inter_pod_arg *inter = iu ? iu->args.value : NULL;
 
     strbuf_add(b, "    pluginConfig:\n"
                   "    - name: DefaultPreemption\n      args:\n"
                   "        minCandidateNodesPercentage: 10\n"
                   "        minCandidateNodesAbsolute: 100\n");
     if (profile_has(pr, "InterPodAffinity"))
-        strbuf_printf(
-            b,
-            "    - name: InterPodAffinity\n      args:\n"
-            "        hardPodAffinityWeight: %d\n",
-            inter ? (int)inter->args.u.inter_pod.hard_pod_affinity_weight : 1);
+        strbuf_printf(b,
+                      "    - name: InterPodAffinity\n      args:\n"
+                      "        hardPodAffinityWeight: %d\n",
+                      inter ? (int)inter->hard_pod_affinity_weight : 1);
     if (profile_has(pr, "NodeResourcesBalancedAllocation"))
         strbuf_add(b, "    - name: NodeResourcesBalancedAllocation\n"
                       "      args:\n        resources:\n"
@@ -356,8 +351,7 @@ static void y_plugin_config(struct strbuf *b, const struct kctx *k,
         strbuf_printf(b,
                       "    - name: PodTopologySpread\n      args:\n"
                       "        defaultingType: %s\n",
-                      spread && spread->args.u.spread.defaulting ==
-                                    PRIO_SPREAD_LIST
+                      spread && spread->defaulting == PRIO_SPREAD_LIST
                           ? "List"
                           : "System");
     if (profile_has(pr, "VolumeBinding"))

@@ -42,6 +42,68 @@
 
 enum sec_kind { SEC_NONE, SEC_POLICY, SEC_PRED, SEC_PRIO, SEC_EXT };
 
+/*
+ * [predicate "X"] and [priority "X"] sections are one kind of entry: a
+ * name, an optional weight, an argument read through the schemas of that
+ * kind's registry. This row says where each lives (nginx's offsetof rows).
+ */
+struct entry_kind {
+    const char *kind;  /* "predicate": in messages */
+    const char *fixed; /* the keys besides the argument ones */
+    size_t (*schemas)(const struct kpe_arg_schema **out, size_t max);
+    size_t size; /* of one entry */
+    size_t name, has_argument, arg, loc;
+    size_t weight; /* SIZE_MAX: none */
+};
+
+static const struct entry_kind pred_entry = {
+    "predicate",
+    "name, argument",
+    pred_arg_schemas,
+    sizeof(struct policy_pred_entry),
+    offsetof(struct policy_pred_entry, name),
+    offsetof(struct policy_pred_entry, has_argument),
+    offsetof(struct policy_pred_entry, arg),
+    offsetof(struct policy_pred_entry, loc),
+    SIZE_MAX,
+};
+
+static const struct entry_kind prio_entry = {
+    "priority",
+    "name, weight, argument",
+    prio_arg_schemas,
+    sizeof(struct policy_prio_entry),
+    offsetof(struct policy_prio_entry, name),
+    offsetof(struct policy_prio_entry, has_argument),
+    offsetof(struct policy_prio_entry, arg),
+    offsetof(struct policy_prio_entry, loc),
+    offsetof(struct policy_prio_entry, weight),
+};
+
+/* The members of one entry, through its kind's row. */
+struct entry_view {
+    const char **name;
+    bool *has_argument;
+    struct kpe_args_written *arg;
+    struct policy_loc *loc;
+    int64_t *weight; /* NULL: the kind has none */
+};
+
+#define MEMBER(e, off, type) ((type *)(void *)((unsigned char *)(e) + (off)))
+
+static struct entry_view entry_view(const struct entry_kind *k, void *e)
+{
+    struct entry_view v = {
+        MEMBER(e, k->name, const char *),
+        MEMBER(e, k->has_argument, bool),
+        MEMBER(e, k->arg, struct kpe_args_written),
+        MEMBER(e, k->loc, struct policy_loc),
+        k->weight == SIZE_MAX ? NULL : MEMBER(e, k->weight, int64_t),
+    };
+
+    return v;
+}
+
 struct ictx {
     struct policy *p;
     struct err *e;
@@ -52,7 +114,10 @@ struct ictx {
     bool too_long;
     enum sec_kind kind;
     const char *label;
-    void *entry;       /* current policy_*_entry / extender */
+    void *entry; /* current policy_*_entry / extender */
+    /* the current [predicate]/[priority] entry: its kind and members */
+    const struct entry_kind *ek;
+    struct entry_view ev;
     const char **seen; /* "name" keys already set in this section */
     size_t n_seen;
     const char *preds_mode, *prios_mode;
@@ -429,6 +494,8 @@ static int arg_key(struct ictx *c, const char *key, const char *v,
     value = kpe_args_add(w, s, &c->p->arena);
     if (!value)
         return fail(c, "out of memory");
+    if (i < KPE_MAX_ARG_FIELDS)
+        kpe_args_given(w, s, (uint64_t)1 << i);
     return field_key(c, key, v, &s->fields[i], value);
 }
 
@@ -465,48 +532,27 @@ static int unknown_entry_key(struct ictx *c, const char *kind,
     return 0;
 }
 
-/* ---- [predicate "X"] ---- */
+/* ---- [predicate "X"] and [priority "X"] ---- */
 
-static int pred_key(struct ictx *c, const char *key, const char *v)
+static int entry_key(struct ictx *c, const char *key, const char *v)
 {
-    struct policy_pred_entry *pe = c->entry;
+    const struct entry_view *ev = &c->ev;
     const struct kpe_arg_schema *schemas[KPE_MAX_ARGS];
-    size_t n = pred_arg_schemas(schemas, KPE_MAX_ARGS);
+    size_t n = c->ek->schemas(schemas, KPE_MAX_ARGS);
     int rc;
 
     if (!strcmp(key, "name"))
-        return set_str(c, key, v, &pe->name);
-    pe->has_argument = true;
-    if (!strcmp(key, "argument"))
-        return argument_key(c, v, schemas, n, &pe->arg);
-    rc = arg_key(c, key, v, schemas, n, &pe->arg);
-    if (rc >= 0)
-        return rc;
-    return unknown_entry_key(c, "predicate", "name, argument", key, schemas, n);
-}
-
-/* ---- [priority "X"] ---- */
-
-static int prio_key(struct ictx *c, const char *key, const char *v)
-{
-    struct policy_prio_entry *pe = c->entry;
-    const struct kpe_arg_schema *schemas[KPE_MAX_ARGS];
-    size_t n = prio_arg_schemas(schemas, KPE_MAX_ARGS);
-    int rc;
-
-    if (!strcmp(key, "name"))
-        return set_str(c, key, v, &pe->name);
-    if (!strcmp(key, "weight"))
+        return set_str(c, key, v, ev->name);
+    if (ev->weight && !strcmp(key, "weight"))
         return once(c, key) &&
-               parse_int(c, key, v, INT64_MIN, INT64_MAX, &pe->weight);
-    pe->has_argument = true;
+               parse_int(c, key, v, INT64_MIN, INT64_MAX, ev->weight);
+    *ev->has_argument = true;
     if (!strcmp(key, "argument"))
-        return argument_key(c, v, schemas, n, &pe->arg);
-    rc = arg_key(c, key, v, schemas, n, &pe->arg);
+        return argument_key(c, v, schemas, n, ev->arg);
+    rc = arg_key(c, key, v, schemas, n, ev->arg);
     if (rc >= 0)
         return rc;
-    return unknown_entry_key(c, "priority", "name, weight, argument", key,
-                             schemas, n);
+    return unknown_entry_key(c, c->ek->kind, c->ek->fixed, key, schemas, n);
 }
 
 /* ---- [extender "N"] ---- */
@@ -620,9 +666,8 @@ static int on_key(void *user, const char *section, const char *name,
     case SEC_POLICY:
         return policy_key(c, name, v);
     case SEC_PRED:
-        return pred_key(c, name, v);
     case SEC_PRIO:
-        return prio_key(c, name, v);
+        return entry_key(c, name, v);
     case SEC_EXT:
         return ext_key(c, name, v);
     default:
@@ -638,17 +683,14 @@ static int on_key(void *user, const char *section, const char *name,
 static bool label_taken(struct ictx *c, enum sec_kind k, const char *label)
 {
     const struct policy_doc *d = &c->p->doc;
-    size_t i;
+    size_t i, n = k == SEC_PRED ? d->n_preds : d->n_prios;
+    unsigned char *v = k == SEC_PRED ? (void *)d->preds : (void *)d->prios;
 
     /* Labels live in loc.path for INI entries (JSON uses it for paths). */
-    if (k == SEC_PRED) {
-        for (i = 0; i + 1 < d->n_preds; i++) {
-            if (!strcmp(d->preds[i].loc.path, label))
-                return true;
-        }
-    } else if (k == SEC_PRIO) {
-        for (i = 0; i + 1 < d->n_prios; i++) {
-            if (!strcmp(d->prios[i].loc.path, label))
+    if (k == SEC_PRED || k == SEC_PRIO) {
+        for (i = 0; i + 1 < n; i++) {
+            if (!strcmp(entry_view(c->ek, v + i * c->ek->size).loc->path,
+                        label))
                 return true;
         }
     } else if (k == SEC_EXT) {
@@ -719,24 +761,17 @@ static void start_section(struct ictx *c, const char *text)
         return;
     }
     c->label = label;
-    if (k == SEC_PRED) {
-        struct policy_pred_entry *pe =
-            grow(c, (void **)&d->preds, &d->n_preds, sizeof(*pe));
-        if (!pe)
+    if (k == SEC_PRED || k == SEC_PRIO) {
+        c->ek = k == SEC_PRED ? &pred_entry : &prio_entry;
+        c->entry = k == SEC_PRED
+                       ? grow(c, (void **)&d->preds, &d->n_preds, c->ek->size)
+                       : grow(c, (void **)&d->prios, &d->n_prios, c->ek->size);
+        if (!c->entry)
             return;
-        pe->name = label;
-        pe->loc.path = label;
-        pe->loc.line = c->line;
-        c->entry = pe;
-    } else if (k == SEC_PRIO) {
-        struct policy_prio_entry *pe =
-            grow(c, (void **)&d->prios, &d->n_prios, sizeof(*pe));
-        if (!pe)
-            return;
-        pe->name = label;
-        pe->loc.path = label;
-        pe->loc.line = c->line;
-        c->entry = pe;
+        c->ev = entry_view(c->ek, c->entry);
+        *c->ev.name = label;
+        c->ev.loc->path = label;
+        c->ev.loc->line = c->line;
     } else {
         struct policy_extender *x =
             grow(c, (void **)&d->extenders, &d->n_extenders, sizeof(*x));

@@ -215,7 +215,8 @@ static int decode_object(struct jctx *c, const cJSON *obj, const char *path,
 /* ---- arguments, decoded through the plugins' schemas ---- */
 
 static int decode_value(struct jctx *c, const cJSON *obj, const char *path,
-                        const struct kpe_arg_schema *s, void *value);
+                        const struct kpe_arg_schema *s, void *value,
+                        uint64_t *given);
 
 /* Decode one array item (not null) at item. */
 typedef int item_fn(struct jctx *c, const cJSON *it, const char *path,
@@ -261,7 +262,7 @@ static int get_array(struct jctx *c, const cJSON *v, const char *path,
 static int elem_item(struct jctx *c, const cJSON *it, const char *path,
                      void *item, const void *ctx)
 {
-    return decode_value(c, it, path, ctx, item);
+    return decode_value(c, it, path, ctx, item, NULL);
 }
 
 /* An argument's object list; a string left out (or a null element's) has
@@ -312,9 +313,13 @@ static int decode_field(struct jctx *c, const cJSON *v, const char *path,
     return err_set(c->e, "%s: field of an unknown type", path);
 }
 
-/* One argument's value: its fields by exact name, the rest warned about. */
+/*
+ * One argument's value: its fields by exact name, the rest warned about.
+ * given (NULL: not kept) gets a bit per field given and not null.
+ */
 static int decode_value(struct jctx *c, const cJSON *obj, const char *path,
-                        const struct kpe_arg_schema *s, void *value)
+                        const struct kpe_arg_schema *s, void *value,
+                        uint64_t *given)
 {
     const cJSON *it;
     size_t i;
@@ -333,6 +338,8 @@ static int decode_value(struct jctx *c, const cJSON *obj, const char *path,
             if (decode_field(c, it, jpath(c, path, it->string), &s->fields[i],
                              value))
                 return -1;
+            if (given && !cJSON_IsNull(it) && i < KPE_MAX_ARG_FIELDS)
+                *given |= (uint64_t)1 << i;
             continue;
         }
         for (i = 0; i < s->n_fields && i < 32; i++)
@@ -348,6 +355,7 @@ static int decode_args(struct jctx *c, const cJSON *obj, const char *path,
                        struct kpe_args_written *out)
 {
     const cJSON *it;
+    uint64_t given;
     size_t i;
 
     if (!cJSON_IsObject(obj))
@@ -372,8 +380,11 @@ static int decode_args(struct jctx *c, const cJSON *obj, const char *path,
         value = kpe_args_add(out, schemas[i], &c->p->arena);
         if (!value)
             return err_set(c->e, "out of memory");
-        if (decode_value(c, it, jpath(c, path, it->string), schemas[i], value))
+        given = 0;
+        if (decode_value(c, it, jpath(c, path, it->string), schemas[i], value,
+                         &given))
             return -1;
+        kpe_args_given(out, schemas[i], given);
     }
     return 0;
 }

@@ -76,21 +76,15 @@ static void args_out(struct strbuf *b, const struct kpe_arg_schema *s,
 static void pred_args_out(struct strbuf *b, const struct policy_pred *pp,
                           bool json)
 {
-    if (pp->args.kind == PRED_ARGS_CUSTOM)
-        args_out(b, pp->def->resolved ? pp->def->resolved : pp->def->args,
-                 pp->args.u.custom, json);
-    else
-        args_out(b, pp->def->resolved, &pp->args, json);
+    args_out(b, pp->def->resolved ? pp->def->resolved : pp->def->args,
+             pp->args.value, json);
 }
 
 static void prio_args_out(struct strbuf *b, const struct policy_prio *u,
                           bool json)
 {
-    if (u->args.kind == PRIO_ARGS_CUSTOM)
-        args_out(b, u->def->resolved ? u->def->resolved : u->def->args,
-                 u->args.u.custom, json);
-    else
-        args_out(b, u->def->resolved, &u->args, json);
+    args_out(b, u->def->resolved ? u->def->resolved : u->def->args,
+             u->args.value, json);
 }
 
 static void names_out(struct strbuf *b, const char **v, size_t n, bool json)
@@ -190,7 +184,7 @@ static void text_out(struct strbuf *b, const struct policy *p)
         }
         strbuf_add(b, "\n      v1.22: ");
         plugins_text(b, refs, pred_def_refs(pp->def, refs), false);
-        if (pp->args.kind != PRED_ARGS_NONE) {
+        if (pp->def->args) {
             strbuf_add(b, "\n      args: ");
             pred_args_out(b, pp, false);
         }
@@ -217,7 +211,7 @@ static void text_out(struct strbuf *b, const struct policy *p)
         }
         strbuf_add(b, "\n      v1.22: ");
         plugins_text(b, refs, prio_def_refs(u->def, refs), false);
-        if (u->args.kind != PRIO_ARGS_NONE) {
+        if (u->def->resolved || u->def->args) {
             strbuf_add(b, "\n      args: ");
             prio_args_out(b, u, false);
         }

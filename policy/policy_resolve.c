@@ -96,6 +96,7 @@ static int resolve_pred_entry(struct rctx *c,
     const char *name = pe->name ? pe->name : "";
     const struct pred_def *d = pred_lookup(name);
     struct pred_slot *s;
+    const void *arg; /* the argument with its defaults (kpe_args_effective) */
     int n_args = 0;
 
     if (pe->has_argument) {
@@ -137,9 +138,9 @@ static int resolve_pred_entry(struct rctx *c,
     s = &c->preds[pred_index(d)];
     s->on = true;
     s->origin |= POLICY_ORIGIN_FILE;
-    s->args.kind = d->args_kind;
-    if (d->parse_args && d->parse_args(kpe_args_get(&pe->arg, d->args),
-                                       &c->p->arena, &s->args, c->e)) {
+    if (d->parse_args &&
+        (kpe_args_effective(&pe->arg, d->args, &c->p->arena, &arg, c->e) ||
+         d->parse_args(arg, &c->p->arena, &s->args, c->e))) {
         err_prefix(c->e, "%s: ", at(c, &pe->loc, "argument"));
         return -1;
     }
@@ -219,6 +220,7 @@ static int resolve_prio_entry(struct rctx *c, size_t idx)
     const char *name = pe->name ? pe->name : "";
     const struct prio_def *d;
     struct prio_slot *s;
+    const void *arg; /* the argument with its defaults (kpe_args_effective) */
     int n_args;
 
     c->entry_key[idx] = SIZE_MAX;
@@ -262,10 +264,9 @@ static int resolve_prio_entry(struct rctx *c, size_t idx)
     s->on = true;
     s->origin |= POLICY_ORIGIN_FILE;
     s->weight = pe->weight; /* map assignment: the last entry wins */
-    if (s->args.kind == PRIO_ARGS_NONE)
-        s->args.kind = d->args_kind;
-    if (d->parse_args && d->parse_args(kpe_args_get(&pe->arg, d->args),
-                                       &c->p->arena, &s->args, c->e)) {
+    if (d->parse_args &&
+        (kpe_args_effective(&pe->arg, d->args, &c->p->arena, &arg, c->e) ||
+         d->parse_args(arg, &c->p->arena, &s->args, c->e))) {
         err_prefix(c->e, "%s: ", at(c, &pe->loc, "argument"));
         return -1;
     }
@@ -285,7 +286,6 @@ static int resolve_priorities(struct rctx *c)
                 c->prios[i].on = true;
                 c->prios[i].origin = POLICY_ORIGIN_DEFAULT;
                 c->prios[i].weight = rows[i]->default_weight;
-                c->prios[i].args.kind = rows[i]->args_kind;
             }
         }
         return 0;
@@ -402,7 +402,9 @@ static int check_node_label_args(struct rctx *c)
         &c->preds[pred_index(pred_lookup(PRED_NAME_CHECK_NODE_LABEL_PRESENCE))];
     const struct prio_slot *rs =
         &c->prios[prio_index(prio_lookup(PRIO_NAME_NODE_LABEL))];
-    struct policy_strlist empty = { NULL, 0 };
+    const struct kpe_label_lists *pl = ps->on ? ps->args.value : NULL;
+    const struct kpe_label_lists *rl = rs->on ? rs->args.value : NULL;
+    const struct kpe_label_lists empty = { { NULL, 0 }, { NULL, 0 } };
     struct strbuf b;
     size_t n = 0;
     int rc = 0;
@@ -410,11 +412,11 @@ static int check_node_label_args(struct rctx *c)
     if (!ps->on && !rs->on)
         return 0;
     strbuf_init(&b, PBUF_MAX);
-    label_conflicts(&b, &n, ps->on ? &ps->args.u.node_label.present : &empty,
-                    ps->on ? &ps->args.u.node_label.absent : &empty,
-                    "presentLabels", "absentLabels");
-    label_conflicts(&b, &n, rs->on ? &rs->args.u.node_label.present : &empty,
-                    rs->on ? &rs->args.u.node_label.absent : &empty,
+    pl = pl ? pl : &empty;
+    rl = rl ? rl : &empty;
+    label_conflicts(&b, &n, &pl->present, &pl->absent, "presentLabels",
+                    "absentLabels");
+    label_conflicts(&b, &n, &rl->present, &rl->absent,
                     "presentLabelsPreference", "absentLabelsPreference");
     if (n)
         rc =
@@ -465,13 +467,6 @@ static int build_preds(struct rctx *c)
         pp = &p->preds[k++];
         pp->def = rows[i];
         pp->args = c->preds[i].args;
-        pp->args.kind = rows[i]->args_kind;
-        if (rows[i]->args_kind == PRED_ARGS_HIGH_COMM &&
-            !pp->args.u.high_comm.pod_label &&
-            kpe_high_comm_args(NULL, &pp->args.u.high_comm.pod_label,
-                               &pp->args.u.high_comm.node_label,
-                               &pp->args.u.high_comm.node_label_value, c->e))
-            return -1;
         pp->names = c->preds[i].names.v;
         pp->n_names = c->preds[i].names.n;
         pp->origin = c->preds[i].origin;
@@ -481,23 +476,14 @@ static int build_preds(struct rctx *c)
     return 0;
 }
 
-static struct policy_resource cpu_memory[] = {
-    { "cpu", 1 },
-    { "memory", 1 },
-};
-
 /* The plugin weight v1.22 computes for one key. */
 static int unit_weight(struct rctx *c, const struct prio_def *d,
                        const struct prio_slot *s, int32_t *out)
 {
     int64_t w = (int32_t)s->weight, count = 1;
 
-    if (d->flags & PRIO_WEIGHT_LABELS) {
-        if (d->args_kind == PRIO_ARGS_NODE_LABEL)
-            count = (int64_t)(s->args.u.node_label.present.n +
-                              s->args.u.node_label.absent.n);
-        else
-            count = (int64_t)s->args.u.service_affinity.labels.n;
+    if ((d->flags & PRIO_WEIGHT_LABELS) && d->weight_count) {
+        count = d->weight_count(&s->args);
         if (w * count > INT32_MAX)
             return err_set(c->e,
                            "%s: weight %lld x %lld custom entries = %lld is "
@@ -509,6 +495,27 @@ static int unit_weight(struct rctx *c, const struct prio_def *d,
     }
     w *= count;
     *out = w == 0 ? 1 : (int32_t)w; /* the framework turns 0 into 1 */
+    return 0;
+}
+
+/* SelectorSpreadPriority's key, names and needs join the unit u. */
+static int fold_selector_spread(struct rctx *c, struct policy_prio *u,
+                                const struct prio_def *sel)
+{
+    const struct prio_slot *ss = &c->prios[prio_index(sel)];
+    size_t j;
+
+    u->keys[u->n_keys++] = sel;
+    u->origin |= ss->origin;
+    c->p->needs |= sel->needs;
+    for (j = 0; j < ss->names.n; j++) {
+        struct policy_strlist l = { u->names, u->n_names };
+
+        if (push_name(c, &l, ss->names.v[j]))
+            return -1;
+        u->names = l.v;
+        u->n_names = l.n;
+    }
     return 0;
 }
 
@@ -525,6 +532,8 @@ static int build_prios(struct rctx *c)
      * EvenPodsSpreadPriority. Off: SelectorSpread is a plugin of its own
      * and EvenPodsSpreadPriority's PodTopologySpread defaults to List. */
     bool fold = !(p->gates & POLICY_GATE_DEFAULT_POD_TOPOLOGY_SPREAD_OFF);
+    const struct prio_policy_facts facts = { p->hard_pod_affinity_weight,
+                                             fold && sel_on };
 
     p->prios = arena_calloc(&p->arena, n, sizeof(*p->prios));
     if (!p->prios)
@@ -540,55 +549,20 @@ static int build_prios(struct rctx *c)
         u->keys[u->n_keys++] = rows[i];
         u->key_weight = s->weight;
         u->args = s->args;
-        u->args.kind = rows[i]->args_kind;
         u->names = s->names.v;
         u->n_names = s->names.n;
         u->origin = s->origin;
         p->needs |= rows[i]->needs;
-        if (unit_weight(c, rows[i], s, &u->weight))
+        if (unit_weight(c, rows[i], s, &u->weight) ||
+            (rows[i]->finish &&
+             rows[i]->finish(&u->args, &facts, &p->arena, c->e)))
             return -1;
-        switch (rows[i]->args_kind) {
-        case PRIO_ARGS_TOPOLOGY_SPREAD:
-            /* EvenPodsSpreadPriority sorts first: its weight is kept even
-             * when SelectorSpreadPriority also maps here (9.3 quirk); the
-             * System defaulting of SelectorSpreadPriority wins. */
-            u->args.u.spread.defaulting =
-                fold && sel_on ? PRIO_SPREAD_SYSTEM : PRIO_SPREAD_LIST;
-            if (fold && rows[i] == even && sel_on) {
-                const struct prio_slot *ss = &c->prios[prio_index(sel)];
-                size_t j;
-
-                u->keys[u->n_keys++] = sel;
-                u->origin |= ss->origin;
-                p->needs |= sel->needs;
-                for (j = 0; j < ss->names.n; j++) {
-                    struct policy_strlist l = { u->names, u->n_names };
-
-                    if (push_name(c, &l, ss->names.v[j]))
-                        return -1;
-                    u->names = l.v;
-                    u->n_names = l.n;
-                }
-            }
-            break;
-        case PRIO_ARGS_INTER_POD:
-            u->args.u.inter_pod.hard_pod_affinity_weight =
-                p->hard_pod_affinity_weight;
-            break;
-        case PRIO_ARGS_RESOURCES:
-            u->args.u.resources.resources = cpu_memory;
-            u->args.u.resources.n_resources = 2;
-            break;
-        case PRIO_ARGS_HIGH_COMM:
-            if (!u->args.u.high_comm.pod_label &&
-                kpe_high_comm_args(NULL, &u->args.u.high_comm.pod_label,
-                                   &u->args.u.high_comm.node_label,
-                                   &u->args.u.high_comm.node_label_value, c->e))
-                return -1;
-            break;
-        default:
-            break;
-        }
+        /* EvenPodsSpreadPriority sorts first: its weight is kept even when
+         * SelectorSpreadPriority also maps here (9.3 quirk); the System
+         * defaulting of SelectorSpreadPriority wins (facts). */
+        if (fold && rows[i] == even && sel_on &&
+            fold_selector_spread(c, u, sel) < 0)
+            return -1;
     }
     p->n_prios = k;
     return 0;

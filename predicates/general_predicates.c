@@ -10,7 +10,6 @@ const struct pred_def pred_general_predicates = {
     .aliases = NULL,
     .flags = PRED_DEFAULT,
     .needs = KPE_NEED_PODS_ON_NODE,
-    .args_kind = PRED_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { &pred_plugin_node_resources_fit, &pred_plugin_node_name,
                  &pred_plugin_node_ports, &pred_plugin_node_affinity },

@@ -256,7 +256,6 @@ const struct pred_def pred_match_inter_pod_affinity = {
     .aliases = NULL,
     .flags = PRED_DEFAULT,
     .needs = KPE_NEED_ALL_PODS | KPE_NEED_NAMESPACES,
-    .args_kind = PRED_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { &pred_plugin_inter_pod_affinity },
     .own = NULL,

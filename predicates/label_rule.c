@@ -34,7 +34,7 @@ struct label_rule {
     struct kpe_label_sel pod, node;
 };
 
-/* The typed arguments (u.custom): every entry's rule, in Policy order. */
+/* The typed arguments (value): every entry's rule, in Policy order. */
 struct label_rules {
     struct label_rule *v;
     size_t n;
@@ -104,7 +104,7 @@ static int parse_label_rule(const void *written, struct arena *a,
                             struct pred_args *out, struct err *e)
 {
     const struct label_rule_arg *w = written;
-    const struct label_rules *old = out->u.custom;
+    const struct label_rules *old = out->value;
     struct label_rules *rules;
     struct label_rule *r;
     size_t n = old ? old->n : 0;
@@ -132,7 +132,7 @@ static int parse_label_rule(const void *written, struct arena *a,
         return -1;
     rules->v = r;
     rules->n = n + 1;
-    out->u.custom = rules;
+    out->value = rules;
     return 0;
 }
 
@@ -147,7 +147,7 @@ static enum pred_code label_rule_prefilter(struct pred_cycle *cy,
                                            struct pred_result *r)
 {
     const struct pred_args *pa = args;
-    const struct label_rules *rules = pa ? pa->u.custom : NULL;
+    const struct label_rules *rules = pa ? pa->value : NULL;
     struct label_rule_state *st;
     size_t i, n = rules ? rules->n : 0;
 
@@ -199,7 +199,6 @@ static const struct pred_plugin label_rule_plugin = {
 const struct pred_def pred_label_rule = {
     .name = PRED_NAME_LABEL_RULE,
     .flags = PRED_EXTENSION,
-    .args_kind = PRED_ARGS_CUSTOM,
     .args = &label_rule_schema,
     .resolved = &label_rule_resolved,
     .parse_args = parse_label_rule,

@@ -57,7 +57,6 @@ const struct pred_def pred_pod_tolerates_node_no_execute_taints = {
     .aliases = NULL,
     .flags = PRED_LEGACY,
     .needs = 0,
-    .args_kind = PRED_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { NULL },
     .own = &pred_plugin_no_execute_taints,

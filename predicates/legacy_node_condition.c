@@ -67,7 +67,6 @@ const struct pred_def pred_check_node_condition = {
     .aliases = NULL,
     .flags = PRED_LEGACY,
     .needs = 0,
-    .args_kind = PRED_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { NULL },
     .own = &pred_plugin_check_node_condition,

@@ -93,7 +93,6 @@ const struct pred_def pred_no_volume_node_conflict = {
     .aliases = NULL,
     .flags = PRED_LEGACY,
     .needs = KPE_NEED_PVS | KPE_NEED_PVCS,
-    .args_kind = PRED_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { NULL },
     .own = &pred_plugin_no_volume_node_conflict,

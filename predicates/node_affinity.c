@@ -52,7 +52,6 @@ const struct pred_def pred_match_node_selector = {
     .aliases = NULL,
     .flags = 0,
     .needs = 0,
-    .args_kind = PRED_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { &pred_plugin_node_affinity },
     .own = NULL,

@@ -20,9 +20,10 @@ static bool all_present(const struct kube_labels *l,
 }
 
 /*
- * Filter: args is a struct pred_args of kind PRED_ARGS_NODE_LABEL (any
- * other kind, or NULL, means empty lists: always fit). Failure is
- * UnschedulableAndUnresolvable; a node_info without a node is an error.
+ * Filter: args is a struct pred_args whose value is the folded struct
+ * kpe_label_lists (NULL, or no args, means empty lists: always fit).
+ * Failure is UnschedulableAndUnresolvable; a node_info without a node is
+ * an error.
  */
 enum pred_code pred_node_label_filter(const struct pred_cycle *cy,
                                       const void *args, const void *state,
@@ -30,17 +31,18 @@ enum pred_code pred_node_label_filter(const struct pred_cycle *cy,
                                       struct pred_result *r)
 {
     const struct pred_args *a = args;
+    const struct kpe_label_lists *l = a ? a->value : NULL;
     const struct kube_labels *labels;
 
     (void)cy;
     (void)state;
     if (!ni || !ni->node)
         return pred_fail(r, PRED_ERROR, "node not found");
-    if (!a || a->kind != PRED_ARGS_NODE_LABEL)
+    if (!l)
         return PRED_FIT;
     labels = &ni->node->labels;
-    if (all_present(labels, &a->u.node_label.present, true) &&
-        all_present(labels, &a->u.node_label.absent, false))
+    if (all_present(labels, &l->present, true) &&
+        all_present(labels, &l->absent, false))
         return PRED_FIT;
     return pred_fail(r, PRED_UNFIT_UNRESOLVABLE, PRED_REASON_NODE_LABEL);
 }
@@ -85,12 +87,14 @@ static int parse_node_label_args(const void *written, struct arena *a,
                                  struct pred_args *out, struct err *e)
 {
     const struct labels_presence *lp = written;
+    struct kpe_label_lists *l;
 
     if (!lp)
         return 0;
-    return kpe_strlist_append(a,
-                              lp->presence ? &out->u.node_label.present
-                                           : &out->u.node_label.absent,
+    l = kpe_args_fold(&out->value, sizeof(*l), a);
+    if (!l)
+        return err_set(e, "out of memory");
+    return kpe_strlist_append(a, lp->presence ? &l->present : &l->absent,
                               &lp->labels, e);
 }
 
@@ -98,10 +102,10 @@ static int parse_node_label_args(const void *written, struct arena *a,
 static const struct kpe_arg_field node_label_resolved_fields[] = {
     { .name = "presentLabels",
       .type = KPE_ARG_STRINGS,
-      .offset = offsetof(struct pred_args, u.node_label.present) },
+      .offset = offsetof(struct kpe_label_lists, present) },
     { .name = "absentLabels",
       .type = KPE_ARG_STRINGS,
-      .offset = offsetof(struct pred_args, u.node_label.absent) },
+      .offset = offsetof(struct kpe_label_lists, absent) },
 };
 
 static const struct kpe_arg_schema node_label_resolved = {
@@ -114,7 +118,6 @@ const struct pred_def pred_check_node_label_presence = {
     .aliases = NULL,
     .flags = PRED_CUSTOM_ONLY,
     .needs = 0,
-    .args_kind = PRED_ARGS_NODE_LABEL,
     .args = &labels_presence_schema,
     .resolved = &node_label_resolved,
     .parse_args = parse_node_label_args,

@@ -35,7 +35,6 @@ const struct pred_def pred_host_name = {
     .aliases = NULL,
     .flags = 0,
     .needs = 0,
-    .args_kind = PRED_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { &pred_plugin_node_name },
     .own = NULL,

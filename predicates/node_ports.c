@@ -109,7 +109,6 @@ const struct pred_def pred_pod_fits_host_ports = {
     .aliases = (const char *const[]){ PRED_NAME_POD_FITS_PORTS, NULL },
     .flags = 0,
     .needs = KPE_NEED_PODS_ON_NODE,
-    .args_kind = PRED_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { &pred_plugin_node_ports },
     .own = NULL,

@@ -142,7 +142,6 @@ const struct pred_def pred_pod_fits_resources = {
     .aliases = NULL,
     .flags = 0,
     .needs = KPE_NEED_PODS_ON_NODE,
-    .args_kind = PRED_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { &pred_plugin_node_resources_fit },
     .own = NULL,

@@ -55,7 +55,6 @@ const struct pred_def pred_check_node_unschedulable = {
     .aliases = NULL,
     .flags = PRED_MANDATORY | PRED_DEFAULT,
     .needs = 0,
-    .args_kind = PRED_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { &pred_plugin_node_unschedulable },
     .own = NULL,

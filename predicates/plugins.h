@@ -61,7 +61,6 @@ pred_filter_fn pred_pod_topology_spread_filter;
 pred_prefilter_fn pred_inter_pod_affinity_prefilter;
 pred_filter_fn pred_inter_pod_affinity_filter;
 pred_filter_fn pred_pod_fits_host_new_filter;
-pred_filter_fn pred_high_comm_filter;
 pred_filter_fn pred_check_node_condition_filter;
 pred_filter_fn pred_no_execute_taints_filter;
 pred_filter_fn pred_memory_pressure_filter;

@@ -35,7 +35,6 @@ const struct pred_def pred_pod_fits_host_new = {
     .aliases = (const char *const[]){ PRED_NAME_CUSTOM_PREDICATE_POLICY, NULL },
     .flags = PRED_EXTENSION,
     .needs = 0,
-    .args_kind = PRED_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { NULL },
     .own = &pred_plugin_pod_fits_host_new,

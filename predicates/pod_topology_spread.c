@@ -259,7 +259,6 @@ const struct pred_def pred_even_pods_spread = {
     .aliases = NULL,
     .flags = PRED_DEFAULT,
     .needs = KPE_NEED_ALL_PODS,
-    .args_kind = PRED_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { &pred_plugin_pod_topology_spread },
     .own = NULL,

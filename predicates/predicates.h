@@ -1,9 +1,11 @@
 /*
  * predicates.h: the predicate registry. One static const row per Policy
- * predicate name (predicates/registry.c), in kube-scheduler v1.22's run
+ * predicate name (the rows of predicates/registry.c, served by the
+ * framework's registry machinery), in kube-scheduler v1.22's run
  * order (legacy_registry.go predicateOrdering), with the names v1.22
  * dropped (loaded only with `compat legacy`) and our own predicates
- * interleaved. Name strings are defined once, here.
+ * interleaved. A name or reason other files need is defined once, here
+ * or in reasons.h; one only its own file uses stays there (high_comm.c).
  */
 #ifndef PREDICATES_PREDICATES_H
 #define PREDICATES_PREDICATES_H
@@ -17,6 +19,7 @@
 #include "framework/args.h"
 #include "framework/args_check.h"
 #include "framework/high_comm_arg.h"
+#include "framework/registry.h"
 #include "predicates/plugins.h"
 
 /* ---- names: v1.22 (legacy_registry.go) ---- */
@@ -53,7 +56,6 @@
 /* ---- our predicates ---- */
 #define PRED_NAME_POD_FITS_HOST_NEW       "PodFitsHostNew"
 #define PRED_NAME_CUSTOM_PREDICATE_POLICY "CustomPredicatePolicy"
-#define PRED_NAME_HIGH_COMM               "HighCommPodFilter"
 #define PRED_NAME_LABEL_RULE              "LabelRule"
 
 /* ---- row flags ---- */
@@ -70,37 +72,21 @@
 
 /* ---- typed arguments, produced at load time ---- */
 
-enum pred_args_kind {
-    PRED_ARGS_NONE = 0,
-    PRED_ARGS_NODE_LABEL,       /* CheckNodeLabelPresence (NodeLabel) */
-    PRED_ARGS_SERVICE_AFFINITY, /* CheckServiceAffinity */
-    PRED_ARGS_HIGH_COMM,        /* HighCommPodFilter */
-    PRED_ARGS_CUSTOM, /* a plugin's own: u.custom, shown through its schema */
-};
-
+/*
+ * What a predicate runs with: the value of its descriptor's resolved
+ * schema when it has one (e.g. its entries folded), else of its args
+ * schema with the defaults applied; NULL when it takes no argument or no
+ * entry gave one (policy arena). Each plugin declares its value's type in
+ * its own file; nothing here knows one.
+ */
 struct pred_args {
-    enum pred_args_kind kind;
-    union {
-        struct {
-            struct policy_strlist present; /* presentLabels */
-            struct policy_strlist absent;  /* absentLabels */
-        } node_label;
-        struct {
-            struct policy_strlist labels; /* affinityLabels */
-        } service_affinity;
-        struct policy_high_comm_arg high_comm;
-        /* PRED_ARGS_CUSTOM: the value of the descriptor's resolved schema
-         * when it has one (e.g. its entries folded), else of its args
-         * schema; NULL when no entry gave one (policy arena) */
-        const void *custom;
-    } u;
+    const void *value;
 };
 
 /*
- * Turn one entry's argument as written (the value of the descriptor's args
- * schema; NULL: none given) into typed arguments in `out` (kind preset by
- * the caller to the row's kind, members zero), or merge it into `out` when
- * an earlier entry already filled it. Strings are copied into `a`.
+ * Turn one entry's argument (the value of the descriptor's args schema,
+ * defaults applied; NULL: none given) into out->value, or fold it into
+ * the value an earlier entry left there. Strings are copied into `a`.
  * Returns 0, or -1 with e set (no location prefix).
  */
 typedef int pred_parse_args_fn(const void *written, struct arena *a,
@@ -112,19 +98,14 @@ typedef int pred_parse_args_fn(const void *written, struct arena *a,
  * once in registry.c, whose order is the run order.
  */
 struct pred_def {
-    const char *name;           /* the Policy name */
-    const char *const *aliases; /* other spellings, NULL-ended; or NULL */
-    unsigned flags;             /* PRED_* */
-    unsigned needs;             /* KPE_NEED_* */
-    enum pred_args_kind args_kind;
-    const struct kpe_arg_schema *args; /* its argument as written, or NULL */
+    /* name, aliases, flags (PRED_*), needs, args (as written), doc */
+    KPE_DEF_HEAD;
     /* its typed arguments (fields of struct pred_args), as check shows them */
     const struct kpe_arg_schema *resolved;
     pred_parse_args_fn *parse_args; /* NULL: takes no argument */
     /* the v1.22 filter plugins it maps to, NULL-ended */
     const struct pred_plugin *plugins[KPE_MAX_PLUGINS];
     const struct pred_plugin *own; /* no v1.22 plugin: the code it runs */
-    const char *doc;               /* one line for list and the docs */
 };
 
 /* The descriptors in run order; *n gets their count. */
@@ -158,12 +139,16 @@ const char *const *pred_v122_ordering(size_t *n);
 
 /*
  * Append a plugin's descriptor d (which must outlive its use) after the
- * static rows, so that pred_registry() and pred_lookup() find it. Refuses
- * a name or alias already known, or a name a built-in filter plugin has.
- * Call only at start, before any policy is read and before threads run.
- * Returns 0, or -1 with e set (the name quoted).
+ * static rows (kpe_registry_add). Call only at start, before any policy
+ * is read and before threads run. Returns 0, or -1 with e set.
  */
 int pred_registry_add(const struct pred_def *d, struct err *e);
+
+/*
+ * After setting the args of d, an added descriptor: whether every argument
+ * key still fits (kpe_registry_keys_fit). 0, or -1 with e set.
+ */
+int pred_registry_keys_fit(const struct pred_def *d, struct err *e);
 
 /* How many descriptors plugins added. */
 size_t pred_registry_runtime(void);

@@ -72,9 +72,6 @@
 #define PRED_REASON_EXISTING_ANTI_AFFINITY                                     \
     "node(s) didn't satisfy existing pods anti-affinity rules"
 
-/* Seed 000's HighCommPodFilter */
-#define PRED_REASON_HIGH_COMM "Node does not support RDMA"
-
 /* Seed 002's ErrPodNotMatchHostName (v1.13 predicates/error.go) */
 #define PRED_REASON_HOST_NAME_SEED "node(s) didn't match the requested hostname"
 

@@ -1,9 +1,11 @@
 /*
- * registry.c: the table of predicate descriptors, in run order. v1.22's 19
+ * registry.c: the rows of the predicate registry, in run order. v1.22's 19
  * keys keep the order of legacy_registry.go predicateOrdering; the names
  * v1.22 dropped sit where the v1.13-v1.16 orderings ran them; ours come
  * last. Each descriptor lives next to its code; adding a predicate is one
- * line here. Mirrors pkg/scheduler/framework/plugins/legacy_registry.go.
+ * line here. The machinery (lookup, aliases, runtime part, argument keys)
+ * is framework/registry.c's, shared with the priorities.
+ * Mirrors pkg/scheduler/framework/plugins/legacy_registry.go.
  */
 #include "predicates/predicates.h"
 #include "predicates/reasons.h"
@@ -45,25 +47,37 @@
 PREDICATES(DECLARE)
 #undef DECLARE
 
-#define ROW(n) &pred_##n,
-static const struct pred_def *const rows[] = { PREDICATES(ROW) };
+#define ROW(n) &pred_##n.head,
+static const struct kpe_def *const rows[] = { PREDICATES(ROW) };
 #undef ROW
 
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))
 
-/*
- * The runtime part: descriptors loaded from plugins (--plugin), after the
- * static rows. Written only at start, before any policy is read and
- * before any thread runs (pred_registry_add); read-only afterwards.
- */
-static const struct pred_def *all[N_ROWS + PRED_MAX_RUNTIME];
-static size_t n_runtime;
+_Static_assert(offsetof(struct pred_def, head) == 0,
+               "a predicate descriptor starts with its struct kpe_def");
 
-/* Every descriptor, static then runtime; *n gets the count. */
-static const struct pred_def *const *view(size_t *n)
+static bool filter_plugin_named(const char *name)
 {
-    *n = N_ROWS + n_runtime;
-    return n_runtime ? all : rows;
+    return pred_plugin_find(name) != NULL;
+}
+
+/* Written only at start (pred_registry_add); read-only afterwards. */
+static const struct kpe_def *all[N_ROWS + PRED_MAX_RUNTIME];
+
+static struct kpe_registry pred_reg = {
+    .kind = "predicate",
+    .plugin_kind = "filter plugin",
+    .rows = rows,
+    .n_rows = N_ROWS,
+    .all = all,
+    .max_runtime = PRED_MAX_RUNTIME,
+    .plugin_named = filter_plugin_named,
+};
+
+/* A head of this registry as its predicate descriptor. */
+static const struct pred_def *def_of(const struct kpe_def *h)
+{
+    return (const struct pred_def *)(const void *)h;
 }
 
 /* legacy_registry.go predicateOrdering, kept here for tests. */
@@ -91,7 +105,9 @@ static const char *const v122_ordering[] = {
 
 const struct pred_def *const *pred_registry(size_t *n)
 {
-    return view(n);
+    /* every row is a pred_def whose head is its first member */
+    return (const struct pred_def *const *)(const void *)kpe_registry_view(
+        &pred_reg, n);
 }
 
 const char *const *pred_v122_ordering(size_t *n)
@@ -102,38 +118,18 @@ const char *const *pred_v122_ordering(size_t *n)
 
 const struct pred_def *pred_lookup(const char *name)
 {
-    size_t nr;
-    const struct pred_def *const *r = view(&nr);
-    size_t i;
-
-    if (!name)
-        return NULL;
-    for (i = 0; i < nr; i++) {
-        if (!strcmp(r[i]->name, name))
-            return r[i];
-    }
-    for (i = 0; i < nr; i++) {
-        if (kpe_name_in(r[i]->aliases, name))
-            return r[i];
-    }
-    return NULL;
+    return def_of(kpe_registry_lookup(&pred_reg, name));
 }
 
 size_t pred_index(const struct pred_def *d)
 {
-    size_t nr;
-    const struct pred_def *const *r = view(&nr);
-    size_t i;
-
-    for (i = 0; i < nr && r[i] != d; i++)
-        ;
-    return i;
+    return kpe_registry_index(&pred_reg, &d->head);
 }
 
 const struct pred_plugin *pred_plugin_find(const char *name)
 {
     size_t nr;
-    const struct pred_def *const *r = view(&nr);
+    const struct pred_def *const *r = pred_registry(&nr);
     size_t i, j;
 
     for (i = 0; i < nr; i++) {
@@ -161,65 +157,30 @@ size_t pred_def_refs(const struct pred_def *d,
 
 size_t pred_arg_schemas(const struct kpe_arg_schema **out, size_t max)
 {
-    size_t nr;
-    const struct pred_def *const *r = view(&nr);
-    size_t i, n = 0;
-
-    for (i = 0; i < nr; i++)
-        n = kpe_arg_schemas_add(out, n, max, r[i]->args);
-    return n;
+    return kpe_registry_arg_schemas(&pred_reg, out, max);
 }
 
 const struct pred_def *pred_for_arg(const struct kpe_arg_schema *s)
 {
-    size_t nr;
-    const struct pred_def *const *r = view(&nr);
-    size_t i;
-
-    for (i = 0; s && i < nr; i++) {
-        if (r[i]->args == s)
-            return r[i];
-    }
-    return NULL;
+    return def_of(kpe_registry_for_arg(&pred_reg, s));
 }
 
 int pred_registry_add(const struct pred_def *d, struct err *e)
 {
-    const struct pred_def *old = pred_lookup(d->name);
+    return kpe_registry_add(&pred_reg, &d->head, e);
+}
 
-    if (old && pred_index(old) >= N_ROWS)
-        return err_set(e, "predicate \"%s\" is already registered by a plugin",
-                       d->name);
-    if (old && !strcmp(old->name, d->name))
-        return err_set(e, "predicate \"%s\" clashes with a built-in predicate",
-                       d->name);
-    if (old)
-        return err_set(e,
-                       "predicate \"%s\" clashes with an alias of the built-in "
-                       "predicate \"%s\"",
-                       d->name, old->name);
-    if (pred_plugin_find(d->name))
-        return err_set(e,
-                       "predicate \"%s\" clashes with a built-in filter plugin "
-                       "of that name",
-                       d->name);
-    if (n_runtime == PRED_MAX_RUNTIME)
-        return err_set(e,
-                       "predicate \"%s\": more than %d plugin predicate names",
-                       d->name, PRED_MAX_RUNTIME);
-    if (!n_runtime)
-        memcpy(all, rows, sizeof(rows));
-    all[N_ROWS + n_runtime++] = d;
-    return 0;
+int pred_registry_keys_fit(const struct pred_def *d, struct err *e)
+{
+    return kpe_registry_keys_fit(&pred_reg, &d->head, e);
 }
 
 size_t pred_registry_runtime(void)
 {
-    return n_runtime;
+    return pred_reg.n_runtime;
 }
 
 void pred_registry_truncate(size_t keep)
 {
-    if (keep < n_runtime)
-        n_runtime = keep;
+    kpe_registry_truncate(&pred_reg, keep);
 }

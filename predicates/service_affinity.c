@@ -32,9 +32,7 @@ static const struct policy_strlist *affinity_labels(const void *args)
 {
     const struct pred_args *a = args;
 
-    if (!a || a->kind != PRED_ARGS_SERVICE_AFFINITY)
-        return NULL;
-    return &a->u.service_affinity.labels;
+    return a ? a->value : NULL; /* the folded struct policy_strlist */
 }
 
 /* GetPodServices: a nil selector selects nothing, an empty one all. */
@@ -195,18 +193,21 @@ static int parse_service_affinity_args(const void *written, struct arena *a,
                                        struct pred_args *out, struct err *e)
 {
     const struct service_affinity_arg *sa = written;
+    struct policy_strlist *labels;
 
     if (!sa)
         return 0;
-    return kpe_strlist_append(a, &out->u.service_affinity.labels, &sa->labels,
-                              e);
+    labels = kpe_args_fold(&out->value, sizeof(*labels), a);
+    if (!labels)
+        return err_set(e, "out of memory");
+    return kpe_strlist_append(a, labels, &sa->labels, e);
 }
 
 /* The typed arguments, as check shows them. */
 static const struct kpe_arg_field service_affinity_resolved_fields[] = {
     { .name = "affinityLabels",
       .type = KPE_ARG_STRINGS,
-      .offset = offsetof(struct pred_args, u.service_affinity.labels) },
+      .offset = 0 }, /* the folded struct policy_strlist */
 };
 
 static const struct kpe_arg_schema service_affinity_resolved = {
@@ -219,7 +220,6 @@ const struct pred_def pred_check_service_affinity = {
     .aliases = NULL,
     .flags = PRED_CUSTOM_ONLY,
     .needs = KPE_NEED_ALL_PODS | KPE_NEED_SERVICES,
-    .args_kind = PRED_ARGS_SERVICE_AFFINITY,
     .args = &service_affinity_schema,
     .resolved = &service_affinity_resolved,
     .parse_args = parse_service_affinity_args,

@@ -61,7 +61,6 @@ const struct pred_def pred_pod_tolerates_node_taints = {
     .aliases = NULL,
     .flags = PRED_MANDATORY | PRED_DEFAULT,
     .needs = 0,
-    .args_kind = PRED_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { &pred_plugin_taint_toleration },
     .own = NULL,

@@ -304,7 +304,6 @@ const struct pred_def pred_check_volume_binding = {
     .aliases = NULL,
     .flags = PRED_DEFAULT,
     .needs = KPE_NEED_PVS | KPE_NEED_PVCS | KPE_NEED_STORAGE_CLASSES,
-    .args_kind = PRED_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { &pred_plugin_volume_binding },
     .own = NULL,

@@ -215,7 +215,6 @@ const struct pred_def pred_max_csi_volume_count = {
     .aliases = NULL,
     .flags = PRED_DEFAULT,
     .needs = PRED_NEED_VOLUMES,
-    .args_kind = PRED_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { &pred_plugin_node_volume_limits },
     .own = NULL,

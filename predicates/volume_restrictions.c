@@ -105,7 +105,6 @@ const struct pred_def pred_no_disk_conflict = {
     .aliases = NULL,
     .flags = PRED_DEFAULT,
     .needs = KPE_NEED_PODS_ON_NODE,
-    .args_kind = PRED_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { &pred_plugin_volume_restrictions },
     .own = NULL,

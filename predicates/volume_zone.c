@@ -166,7 +166,6 @@ const struct pred_def pred_no_volume_zone_conflict = {
     .aliases = NULL,
     .flags = PRED_DEFAULT,
     .needs = KPE_NEED_PVS | KPE_NEED_PVCS | KPE_NEED_STORAGE_CLASSES,
-    .args_kind = PRED_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { &pred_plugin_volume_zone },
     .own = NULL,

@@ -63,7 +63,6 @@ const struct prio_def prio_balanced_resource_allocation = {
     .flags = PRIO_DEFAULT,
     .default_weight = 1,
     .needs = KPE_NEED_PODS_ON_NODE,
-    .args_kind = PRIO_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { &prio_plugin_balanced_allocation },
     .own = NULL,

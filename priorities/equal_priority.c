@@ -11,7 +11,6 @@ const struct prio_def prio_equal_priority = {
     .flags = PRIO_SKIPPED,
     .default_weight = 0,
     .needs = 0,
-    .args_kind = PRIO_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { NULL },
     .own = NULL,

@@ -115,7 +115,6 @@ const struct prio_def prio_image_locality_priority = {
     .flags = PRIO_DEFAULT,
     .default_weight = 1,
     .needs = 0,
-    .args_kind = PRIO_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { &prio_plugin_image_locality },
     .own = NULL,

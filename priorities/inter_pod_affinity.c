@@ -221,8 +221,9 @@ int prio_inter_pod_affinity_prescore(struct prio_cycle *cy, const void *args,
     *state = s;
     if (why)
         return err_set(e, "InterPodAffinity: failed to parse pod: %s", why);
-    s->hard_weight = pa && pa->kind == PRIO_ARGS_INTER_POD
-                         ? pa->u.inter_pod.hard_pod_affinity_weight
+    s->hard_weight = pa && pa->value
+                         ? ((const struct prio_inter_pod_arg *)pa->value)
+                               ->hard_pod_affinity_weight
                          : 1;
     ns = cluster_namespace(c, cy->pod->namespace);
     if (ns)
@@ -332,8 +333,7 @@ static const struct kpe_arg_schema hard_weight_values = {
 static const struct kpe_arg_field inter_pod_resolved_fields[] = {
     { .name = "hardPodAffinityWeight",
       .type = KPE_ARG_INT32,
-      .offset =
-          offsetof(struct prio_args, u.inter_pod.hard_pod_affinity_weight) },
+      .offset = offsetof(struct prio_inter_pod_arg, hard_pod_affinity_weight) },
 };
 
 static const struct kpe_arg_schema inter_pod_resolved = {
@@ -341,16 +341,29 @@ static const struct kpe_arg_schema inter_pod_resolved = {
     .fields = KPE_ARG_FIELDS(inter_pod_resolved_fields),
 };
 
+/* The weight the Policy's top level gives (hardPodAffinitySymmetricWeight). */
+static int finish(struct prio_args *out, const struct prio_policy_facts *f,
+                  struct arena *a, struct err *e)
+{
+    struct prio_inter_pod_arg *v = arena_calloc(a, 1, sizeof(*v));
+
+    if (!v)
+        return err_set(e, "out of memory");
+    v->hard_pod_affinity_weight = f->hard_pod_affinity_weight;
+    out->value = v;
+    return 0;
+}
+
 const struct prio_def prio_inter_pod_affinity_priority = {
     .name = PRIO_NAME_INTER_POD_AFFINITY,
     .aliases = NULL,
     .flags = PRIO_DEFAULT,
     .default_weight = 1,
     .needs = KPE_NEED_ALL_PODS | KPE_NEED_NAMESPACES,
-    .args_kind = PRIO_ARGS_INTER_POD,
     .values = &hard_weight_values,
     .resolved = &inter_pod_resolved,
     .parse_args = NULL,
+    .finish = finish,
     .plugins = { &prio_plugin_inter_pod_affinity },
     .own = NULL,
     .gate_off = NULL,

@@ -37,7 +37,7 @@ struct label_score_rule {
     struct kpe_label_sel pod, node;
 };
 
-/* The typed arguments (u.custom): every entry's rule, in Policy order. */
+/* The typed arguments (value): every entry's rule, in Policy order. */
 struct label_score_rules {
     struct label_score_rule *v;
     size_t n;
@@ -109,7 +109,7 @@ static int parse_label_score_rule(const void *written, struct arena *a,
                                   struct prio_args *out, struct err *e)
 {
     const struct label_score_rule_arg *w = written;
-    const struct label_score_rules *old = out->u.custom;
+    const struct label_score_rules *old = out->value;
     struct label_score_rules *rules;
     struct label_score_rule *r;
     size_t n = old ? old->n : 0;
@@ -136,7 +136,7 @@ static int parse_label_score_rule(const void *written, struct arena *a,
         return -1;
     rules->v = r;
     rules->n = n + 1;
-    out->u.custom = rules;
+    out->value = rules;
     return 0;
 }
 
@@ -150,7 +150,7 @@ static int label_score_rule_prescore(struct prio_cycle *cy, const void *args,
                                      void **state, struct err *e)
 {
     const struct prio_args *pa = args;
-    const struct label_score_rules *rules = pa ? pa->u.custom : NULL;
+    const struct label_score_rules *rules = pa ? pa->value : NULL;
     struct label_score_state *st;
     size_t i, n = rules ? rules->n : 0;
 
@@ -202,7 +202,6 @@ static const struct prio_plugin label_score_rule_plugin = {
 const struct prio_def prio_label_score_rule = {
     .name = PRIO_NAME_LABEL_SCORE_RULE,
     .flags = PRIO_EXTENSION,
-    .args_kind = PRIO_ARGS_CUSTOM,
     .args = &label_score_rule_schema,
     .resolved = &label_score_rule_resolved,
     .parse_args = parse_label_score_rule,

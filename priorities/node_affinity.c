@@ -135,7 +135,6 @@ const struct prio_def prio_node_affinity_priority = {
     .flags = PRIO_DEFAULT,
     .default_weight = 1,
     .needs = 0,
-    .args_kind = PRIO_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { &prio_plugin_node_affinity },
     .own = NULL,

@@ -24,6 +24,7 @@ int prio_node_label_score(const struct prio_cycle *cy, const void *args,
                           int64_t *score, struct err *e)
 {
     const struct prio_args *a = args;
+    const struct kpe_label_lists *l = a ? a->value : NULL;
     const struct policy_strlist *present, *absent;
     int64_t sum = 0;
     size_t i, n;
@@ -32,10 +33,10 @@ int prio_node_label_score(const struct prio_cycle *cy, const void *args,
     (void)state;
     (void)e;
     *score = 0;
-    if (!a || a->kind != PRIO_ARGS_NODE_LABEL)
+    if (!l)
         return 0;
-    present = &a->u.node_label.present;
-    absent = &a->u.node_label.absent;
+    present = &l->present;
+    absent = &l->absent;
     for (i = 0; i < present->n; i++) {
         if (has_label(ni->node, present->v[i]))
             sum += PRIO_MAX_NODE_SCORE;
@@ -90,23 +91,33 @@ static int parse_node_label_args(const void *written, struct arena *a,
                                  struct prio_args *out, struct err *e)
 {
     const struct label_preference *lp = written;
+    struct kpe_label_lists *l;
 
     if (!lp)
         return 0;
-    return kpe_strlist_push(a,
-                            lp->presence ? &out->u.node_label.present
-                                         : &out->u.node_label.absent,
+    l = kpe_args_fold(&out->value, sizeof(*l), a);
+    if (!l)
+        return err_set(e, "out of memory");
+    return kpe_strlist_push(a, lp->presence ? &l->present : &l->absent,
                             lp->label, e);
+}
+
+/* PRIO_WEIGHT_LABELS: one unit of weight per label preference. */
+static int64_t label_count(const struct prio_args *a)
+{
+    const struct kpe_label_lists *l = a->value;
+
+    return l ? (int64_t)(l->present.n + l->absent.n) : 0;
 }
 
 /* The typed arguments, as check shows them. */
 static const struct kpe_arg_field node_label_resolved_fields[] = {
     { .name = "presentLabelsPreference",
       .type = KPE_ARG_STRINGS,
-      .offset = offsetof(struct prio_args, u.node_label.present) },
+      .offset = offsetof(struct kpe_label_lists, present) },
     { .name = "absentLabelsPreference",
       .type = KPE_ARG_STRINGS,
-      .offset = offsetof(struct prio_args, u.node_label.absent) },
+      .offset = offsetof(struct kpe_label_lists, absent) },
 };
 
 static const struct kpe_arg_schema node_label_resolved = {
@@ -120,10 +131,10 @@ const struct prio_def prio_node_label = {
     .flags = PRIO_CUSTOM_ONLY | PRIO_WEIGHT_LABELS,
     .default_weight = 0,
     .needs = 0,
-    .args_kind = PRIO_ARGS_NODE_LABEL,
     .args = &label_preference_schema,
     .resolved = &node_label_resolved,
     .parse_args = parse_node_label_args,
+    .weight_count = label_count,
     .plugins = { &prio_plugin_node_label },
     .own = NULL,
     .gate_off = NULL,

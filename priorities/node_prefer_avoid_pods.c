@@ -270,7 +270,6 @@ const struct prio_def prio_node_prefer_avoid_pods_priority = {
     .flags = PRIO_DEFAULT,
     .default_weight = 10000,
     .needs = 0,
-    .args_kind = PRIO_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { &prio_plugin_node_prefer_avoid_pods },
     .own = NULL,

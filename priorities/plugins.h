@@ -60,7 +60,6 @@ prio_score_fn prio_node_label_score;
 prio_prescore_fn prio_service_affinity_prescore;
 prio_score_fn prio_service_affinity_score;
 prio_normalize_fn prio_service_affinity_normalize;
-prio_score_fn prio_rdma_aware_score;
 prio_score_fn prio_resource_limits_score;
 prio_normalize_fn prio_resource_limits_normalize;
 

@@ -27,10 +27,10 @@ static bool system_defaulted(const void *args)
 {
     const struct prio_args *pa = args;
 
+    const struct prio_spread_arg *v = pa ? pa->value : NULL;
+
     /* No args: the v1.22 plugin default, defaultingType System. */
-    if (!pa || pa->kind != PRIO_ARGS_TOPOLOGY_SPREAD)
-        return true;
-    return pa->u.spread.defaulting == PRIO_SPREAD_SYSTEM;
+    return !v || v->defaulting == PRIO_SPREAD_SYSTEM;
 }
 
 /* The pod's ScheduleAnyway constraints, or the defaults when it has none. */
@@ -278,9 +278,21 @@ const struct kpe_arg_schema prio_spread_defaulting_values = {
 static const struct kpe_arg_field spread_resolved_fields[] = {
     { .name = "defaultingType",
       .type = KPE_ARG_ENUM,
-      .offset = offsetof(struct prio_args, u.spread.defaulting),
+      .offset = offsetof(struct prio_spread_arg, defaulting),
       .enum_names = (const char *const[]){ "System", "List" } },
 };
+
+int prio_spread_finish(struct prio_args *out, const struct prio_policy_facts *f,
+                       struct arena *a, struct err *e)
+{
+    static const struct prio_spread_arg system = { PRIO_SPREAD_SYSTEM };
+    static const struct prio_spread_arg list = { PRIO_SPREAD_LIST };
+
+    (void)a;
+    (void)e;
+    out->value = f->spread_system ? &system : &list;
+    return 0;
+}
 
 const struct kpe_arg_schema prio_spread_resolved = {
     .key = "spread",
@@ -293,10 +305,10 @@ const struct prio_def prio_even_pods_spread_priority = {
     .flags = PRIO_DEFAULT,
     .default_weight = 2,
     .needs = KPE_NEED_ALL_PODS,
-    .args_kind = PRIO_ARGS_TOPOLOGY_SPREAD,
     .values = &prio_spread_defaulting_values,
     .resolved = &prio_spread_resolved,
     .parse_args = NULL,
+    .finish = prio_spread_finish,
     .plugins = { &prio_plugin_pod_topology_spread },
     .own = NULL,
     .gate_off = NULL,

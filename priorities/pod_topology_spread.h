@@ -13,6 +13,7 @@
 #include "kube/model/types.h"
 #include "kube/cluster/topology_counts.h"
 #include "framework/args.h"
+#include "priorities/priorities.h"
 
 #define PRIO_LABEL_HOSTNAME "kubernetes.io/hostname"
 #define PRIO_LABEL_ZONE     "topology.kubernetes.io/zone"
@@ -39,5 +40,8 @@ struct prio_spread_state {
 extern const struct kpe_arg_schema prio_spread_defaulting_values;
 /* check: the typed arguments of both spread priorities. */
 extern const struct kpe_arg_schema prio_spread_resolved;
+
+/* The spread priorities' finish: defaultingType System or List. */
+prio_finish_fn prio_spread_finish;
 
 #endif

@@ -1,8 +1,11 @@
 /*
  * priorities.h: the priority registry. One static const row per Policy
- * priority key (priorities/registry.c), sorted byte-wise as kube-scheduler
+ * priority key (the rows of priorities/registry.c, served by the
+ * framework's registry machinery), sorted byte-wise as kube-scheduler
  * v1.22 generates score plugins (legacy_registry.go AppendPriorityConfigs),
  * with the names v1.22 dropped (compat legacy only) and our own priorities.
+ * Names other files need are defined once here; one only its own file
+ * uses stays there (rdma_aware.c).
  */
 #ifndef PRIORITIES_PRIORITIES_H
 #define PRIORITIES_PRIORITIES_H
@@ -17,6 +20,7 @@
 #include "framework/args_check.h"
 #include "framework/high_comm_arg.h"
 #include "framework/plugin.h"
+#include "framework/registry.h"
 #include "priorities/plugins.h"
 
 /* ---- names: v1.22 (legacy_registry.go) ---- */
@@ -42,9 +46,7 @@
 #define PRIO_NAME_RESOURCE_LIMITS "ResourceLimitsPriority"
 
 /* ---- ours ---- */
-#define PRIO_NAME_CUSTOM_PRIORITY_POLICY "CustomPriorityPolicy"
-#define PRIO_NAME_RDMA_AWARE             "RdmaAwarePriority"
-#define PRIO_NAME_LABEL_SCORE_RULE       "LabelScoreRule"
+#define PRIO_NAME_LABEL_SCORE_RULE "LabelScoreRule"
 
 /* ---- row flags ---- */
 #define PRIO_DEFAULT       0x01u /* in the set used when `priorities` is absent */
@@ -57,16 +59,42 @@
 
 /* ---- typed arguments ---- */
 
-enum prio_args_kind {
-    PRIO_ARGS_NONE = 0,
-    PRIO_ARGS_NODE_LABEL,       /* NodeLabel: label preferences */
-    PRIO_ARGS_SERVICE_AFFINITY, /* ServiceAffinity: anti-affinity labels */
-    PRIO_ARGS_RTCR,             /* RequestedToCapacityRatio */
-    PRIO_ARGS_RESOURCES,        /* Least/MostAllocated: cpu=1, memory=1 */
-    PRIO_ARGS_TOPOLOGY_SPREAD,  /* PodTopologySpread defaulting */
-    PRIO_ARGS_INTER_POD,        /* InterPodAffinity hardPodAffinityWeight */
-    PRIO_ARGS_HIGH_COMM,        /* CustomPriorityPolicy */
-    PRIO_ARGS_CUSTOM, /* a plugin's own: u.custom, shown through its schema */
+/* What a priority runs with: as struct pred_args (predicates.h). */
+struct prio_args {
+    const void *value;
+};
+
+/* As pred_parse_args_fn, for one priority entry's argument. */
+typedef int prio_parse_args_fn(const void *written, struct arena *a,
+                               struct prio_args *out, struct err *e);
+
+/* What the Policy decides for a priority beyond its entries. */
+struct prio_policy_facts {
+    int32_t hard_pod_affinity_weight; /* hardPodAffinitySymmetricWeight */
+    bool spread_system; /* PodTopologySpread's defaulting is System */
+};
+
+/*
+ * A descriptor's last step at load time (its defaults, nginx's merge):
+ * complete out->value from the facts, after every entry was parsed.
+ * Returns 0, or -1 with e set.
+ */
+typedef int prio_finish_fn(struct prio_args *out,
+                           const struct prio_policy_facts *f, struct arena *a,
+                           struct err *e);
+
+/*
+ * The value of the resource-scoring priorities, which v1.22 turns into
+ * NodeResourcesFit's scoringStrategy: Least/MostAllocated score cpu=1,
+ * memory=1; RequestedToCapacityRatio exactly its argument's resources
+ * (none: nothing is scored) through its shape (rtcr set).
+ */
+struct prio_resources_arg {
+    struct policy_shape_point *shape; /* score 0..10 as written */
+    size_t n_shape;
+    struct policy_resource *resources;
+    size_t n_resources;
+    bool rtcr;
 };
 
 enum prio_spread_defaulting {
@@ -74,41 +102,15 @@ enum prio_spread_defaulting {
     PRIO_SPREAD_LIST,       /* EvenPodsSpreadPriority alone: none */
 };
 
-struct prio_args {
-    enum prio_args_kind kind;
-    union {
-        struct {
-            struct policy_strlist present; /* presentLabelsPreference */
-            struct policy_strlist absent;  /* absentLabelsPreference */
-        } node_label;
-        struct {
-            struct policy_strlist labels; /* antiAffinityLabelsPreference */
-        } service_affinity;
-        struct {
-            struct policy_shape_point *shape; /* score 0..10 as written */
-            size_t n_shape;
-            struct policy_resource *resources;
-            size_t n_resources;
-        } rtcr;
-        struct {
-            struct policy_resource *resources;
-            size_t n_resources;
-        } resources;
-        struct {
-            enum prio_spread_defaulting defaulting;
-        } spread;
-        struct {
-            int32_t hard_pod_affinity_weight;
-        } inter_pod;
-        struct policy_high_comm_arg high_comm;
-        /* PRIO_ARGS_CUSTOM: as pred_args' custom (resolved, else args) */
-        const void *custom;
-    } u;
+/* The value of the spread priorities (PodTopologySpread's args). */
+struct prio_spread_arg {
+    enum prio_spread_defaulting defaulting;
 };
 
-/* As pred_parse_args_fn, for one priority entry's argument. */
-typedef int prio_parse_args_fn(const void *written, struct arena *a,
-                               struct prio_args *out, struct err *e);
+/* The value of InterPodAffinityPriority (InterPodAffinity's args). */
+struct prio_inter_pod_arg {
+    int32_t hard_pod_affinity_weight;
+};
 
 #define PRIO_NEED_SPREAD                                                       \
     (KPE_NEED_ALL_PODS | KPE_NEED_SERVICES | KPE_NEED_CONTROLLERS)
@@ -119,21 +121,23 @@ typedef int prio_parse_args_fn(const void *written, struct arena *a,
  * plugins.
  */
 struct prio_def {
-    const char *name;           /* PRIO_NAME_*: the resolved key */
-    const char *const *aliases; /* other spellings, NULL-ended; or NULL */
-    unsigned flags;             /* PRIO_* */
-    int64_t default_weight;     /* weight in the v1.22 default set; 0: none */
-    unsigned needs;             /* KPE_NEED_* */
-    enum prio_args_kind args_kind;
-    const struct kpe_arg_schema *args;   /* its argument as written, or NULL */
+    /* name (PRIO_NAME_*: the resolved key), aliases, flags (PRIO_*),
+     * needs, args (as written), doc */
+    KPE_DEF_HEAD;
+    int64_t default_weight; /* weight in the v1.22 default set; 0: none */
     const struct kpe_arg_schema *values; /* list: values no argument sets */
     /* its typed arguments (fields of struct prio_args), as check shows them */
     const struct kpe_arg_schema *resolved;
-    prio_parse_args_fn *parse_args;       /* NULL: takes no argument */
+    prio_parse_args_fn *parse_args; /* NULL: takes no argument */
+    /* PRIO_WEIGHT_LABELS: the plugin weight is the key weight x this */
+    int64_t (*weight_count)(const struct prio_args *a);
+    prio_finish_fn *finish; /* NULL: the value is what the entries made */
+    /* v1.22's NodeResourcesFit scoringStrategy type for this key (value:
+     * struct prio_resources_arg); NULL: not a resource scorer */
+    const char *fit_strategy;
     const struct prio_plugin *plugins[2]; /* the v1.22 plugin, NULL-ended */
     const struct prio_plugin *own;      /* no v1.22 plugin: the code it runs */
     const struct prio_plugin *gate_off; /* DefaultPodTopologySpread off */
-    const char *doc;                    /* one line for list and the docs */
 };
 
 /* The descriptors sorted by name (= v1.22 plugin generation order). */
@@ -162,14 +166,14 @@ size_t prio_index(const struct prio_def *d);
 /* Most descriptors plugins may add (the runtime part of the registry). */
 #define PRIO_MAX_RUNTIME 32
 
-/*
- * Append a plugin's descriptor d (which must outlive its use) after the
- * static rows, so that prio_registry() and prio_lookup() find it. Refuses
- * a name or alias already known, or a name a built-in score plugin has.
- * Call only at start, before any policy is read and before threads run.
- * Returns 0, or -1 with e set (the name quoted).
- */
+/* As pred_registry_add, for a priority descriptor. */
 int prio_registry_add(const struct prio_def *d, struct err *e);
+
+/*
+ * After setting the args of d, an added descriptor: whether every argument
+ * key still fits (kpe_registry_keys_fit). 0, or -1 with e set.
+ */
+int prio_registry_keys_fit(const struct prio_def *d, struct err *e);
 
 /* How many descriptors plugins added. */
 size_t prio_registry_runtime(void);

@@ -1,8 +1,9 @@
 /*
- * registry.c: the table of priority descriptors, sorted by key as v1.22
+ * registry.c: the rows of the priority registry, sorted by key as v1.22
  * generates score plugins (legacy_registry.go: sorted keys in
  * AppendPriorityConfigs). Each descriptor lives next to its code; adding a
- * priority is one line here, in name order.
+ * priority is one line here, in name order. The machinery is
+ * framework/registry.c's, shared with the predicates.
  */
 #include "priorities/priorities.h"
 
@@ -32,60 +33,54 @@
 PRIORITIES(DECLARE)
 #undef DECLARE
 
-#define ROW(n) &prio_##n,
-static const struct prio_def *const rows[] = { PRIORITIES(ROW) };
+#define ROW(n) &prio_##n.head,
+static const struct kpe_def *const rows[] = { PRIORITIES(ROW) };
 #undef ROW
 
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))
 
-/*
- * The runtime part: descriptors loaded from plugins (--plugin), after the
- * static rows. Written only at start, before any policy is read and
- * before any thread runs (prio_registry_add); read-only afterwards.
- */
-static const struct prio_def *all[N_ROWS + PRIO_MAX_RUNTIME];
-static size_t n_runtime;
+_Static_assert(offsetof(struct prio_def, head) == 0,
+               "a priority descriptor starts with its struct kpe_def");
 
-/* Every descriptor, static then runtime; *n gets the count. */
-static const struct prio_def *const *view(size_t *n)
+static bool score_plugin_named(const char *name)
 {
-    *n = N_ROWS + n_runtime;
-    return n_runtime ? all : rows;
+    return prio_plugin_find(name) != NULL;
+}
+
+/* Written only at start (prio_registry_add); read-only afterwards. */
+static const struct kpe_def *all[N_ROWS + PRIO_MAX_RUNTIME];
+
+static struct kpe_registry prio_reg = {
+    .kind = "priority",
+    .plugin_kind = "score plugin",
+    .rows = rows,
+    .n_rows = N_ROWS,
+    .all = all,
+    .max_runtime = PRIO_MAX_RUNTIME,
+    .plugin_named = score_plugin_named,
+};
+
+/* A head of this registry as its priority descriptor. */
+static const struct prio_def *def_of(const struct kpe_def *h)
+{
+    return (const struct prio_def *)(const void *)h;
 }
 
 const struct prio_def *const *prio_registry(size_t *n)
 {
-    return view(n);
+    /* every row is a prio_def whose head is its first member */
+    return (const struct prio_def *const *)(const void *)kpe_registry_view(
+        &prio_reg, n);
 }
 
 const struct prio_def *prio_lookup(const char *name)
 {
-    size_t nr;
-    const struct prio_def *const *r = view(&nr);
-    size_t i;
-
-    if (!name)
-        return NULL;
-    for (i = 0; i < nr; i++) {
-        if (!strcmp(r[i]->name, name))
-            return r[i];
-    }
-    for (i = 0; i < nr; i++) {
-        if (kpe_name_in(r[i]->aliases, name))
-            return r[i];
-    }
-    return NULL;
+    return def_of(kpe_registry_lookup(&prio_reg, name));
 }
 
 size_t prio_index(const struct prio_def *d)
 {
-    size_t nr;
-    const struct prio_def *const *r = view(&nr);
-    size_t i;
-
-    for (i = 0; i < nr && r[i] != d; i++)
-        ;
-    return i;
+    return kpe_registry_index(&prio_reg, &d->head);
 }
 
 static bool named(const struct prio_plugin *pl, const char *name)
@@ -96,7 +91,7 @@ static bool named(const struct prio_plugin *pl, const char *name)
 const struct prio_plugin *prio_plugin_find(const char *name)
 {
     size_t nr;
-    const struct prio_def *const *r = view(&nr);
+    const struct prio_def *const *r = prio_registry(&nr);
     size_t i;
 
     for (i = 0; i < nr; i++) {
@@ -124,64 +119,30 @@ size_t prio_def_refs(const struct prio_def *d,
 
 size_t prio_arg_schemas(const struct kpe_arg_schema **out, size_t max)
 {
-    size_t nr;
-    const struct prio_def *const *r = view(&nr);
-    size_t i, n = 0;
-
-    for (i = 0; i < nr; i++)
-        n = kpe_arg_schemas_add(out, n, max, r[i]->args);
-    return n;
+    return kpe_registry_arg_schemas(&prio_reg, out, max);
 }
 
 const struct prio_def *prio_for_arg(const struct kpe_arg_schema *s)
 {
-    size_t nr;
-    const struct prio_def *const *r = view(&nr);
-    size_t i;
-
-    for (i = 0; s && i < nr; i++) {
-        if (r[i]->args == s)
-            return r[i];
-    }
-    return NULL;
+    return def_of(kpe_registry_for_arg(&prio_reg, s));
 }
 
 int prio_registry_add(const struct prio_def *d, struct err *e)
 {
-    const struct prio_def *old = prio_lookup(d->name);
+    return kpe_registry_add(&prio_reg, &d->head, e);
+}
 
-    if (old && prio_index(old) >= N_ROWS)
-        return err_set(e, "priority \"%s\" is already registered by a plugin",
-                       d->name);
-    if (old && !strcmp(old->name, d->name))
-        return err_set(e, "priority \"%s\" clashes with a built-in priority",
-                       d->name);
-    if (old)
-        return err_set(e,
-                       "priority \"%s\" clashes with an alias of the built-in "
-                       "priority \"%s\"",
-                       d->name, old->name);
-    if (prio_plugin_find(d->name))
-        return err_set(e,
-                       "priority \"%s\" clashes with a built-in score plugin "
-                       "of that name",
-                       d->name);
-    if (n_runtime == PRIO_MAX_RUNTIME)
-        return err_set(e, "priority \"%s\": more than %d plugin priority names",
-                       d->name, PRIO_MAX_RUNTIME);
-    if (!n_runtime)
-        memcpy(all, rows, sizeof(rows));
-    all[N_ROWS + n_runtime++] = d;
-    return 0;
+int prio_registry_keys_fit(const struct prio_def *d, struct err *e)
+{
+    return kpe_registry_keys_fit(&prio_reg, &d->head, e);
 }
 
 size_t prio_registry_runtime(void)
 {
-    return n_runtime;
+    return prio_reg.n_runtime;
 }
 
 void prio_registry_truncate(size_t keep)
 {
-    if (keep < n_runtime)
-        n_runtime = keep;
+    kpe_registry_truncate(&prio_reg, keep);
 }

@@ -64,9 +64,11 @@ int prio_requested_to_capacity_ratio_score(const struct prio_cycle *cy,
 
     (void)cy;
     (void)e;
-    if (a && a->kind == PRIO_ARGS_RTCR) {
-        shape = a->u.rtcr.shape;
-        n_shape = a->u.rtcr.shape ? a->u.rtcr.n_shape : 0;
+    if (a && a->value) {
+        const struct prio_resources_arg *r = a->value;
+
+        shape = r->shape;
+        n_shape = r->shape ? r->n_shape : 0;
     }
     for (i = 0; i < rp->list.n; i++) {
         if (rp->shadowed[i] || !prio_res_node_pair_at(rp, i, ni, &alloc, &req))
@@ -212,14 +214,19 @@ static int parse_rtcr_args(const void *written, struct arena *a,
                            struct prio_args *out, struct err *e)
 {
     const struct rtcr_arg *r = written;
+    struct prio_resources_arg *v;
 
-    (void)a;
     if (!r)
         return 0;
-    out->u.rtcr.shape = r->shape;
-    out->u.rtcr.n_shape = r->n_shape;
-    out->u.rtcr.resources = r->resources;
-    out->u.rtcr.n_resources = r->n_resources;
+    v = arena_calloc(a, 1, sizeof(*v)); /* a later entry replaces it */
+    if (!v)
+        return err_set(e, "out of memory");
+    v->shape = r->shape;
+    v->n_shape = r->n_shape;
+    v->resources = r->resources;
+    v->n_resources = r->n_resources;
+    v->rtcr = true;
+    out->value = v;
     return validate_rtcr(r->shape, r->n_shape, r->resources, r->n_resources, e);
 }
 
@@ -227,13 +234,13 @@ static int parse_rtcr_args(const void *written, struct arena *a,
 static const struct kpe_arg_field rtcr_resolved_fields[] = {
     { .name = "shape",
       .type = KPE_ARG_OBJECTS,
-      .offset = offsetof(struct prio_args, u.rtcr.shape),
-      .count_offset = offsetof(struct prio_args, u.rtcr.n_shape),
+      .offset = offsetof(struct prio_resources_arg, shape),
+      .count_offset = offsetof(struct prio_resources_arg, n_shape),
       .elem = &point_schema },
     { .name = "resources",
       .type = KPE_ARG_OBJECTS,
-      .offset = offsetof(struct prio_args, u.rtcr.resources),
-      .count_offset = offsetof(struct prio_args, u.rtcr.n_resources),
+      .offset = offsetof(struct prio_resources_arg, resources),
+      .count_offset = offsetof(struct prio_resources_arg, n_resources),
       .elem = &prio_resource_schema },
 };
 
@@ -248,10 +255,10 @@ const struct prio_def prio_requested_to_capacity_ratio = {
     .flags = PRIO_CUSTOM_ONLY,
     .default_weight = 0,
     .needs = KPE_NEED_PODS_ON_NODE,
-    .args_kind = PRIO_ARGS_RTCR,
     .args = &rtcr_schema,
     .resolved = &rtcr_resolved,
     .parse_args = parse_rtcr_args,
+    .fit_strategy = "RequestedToCapacityRatio",
     .plugins = { &prio_plugin_requested_to_capacity_ratio },
     .own = NULL,
     .gate_off = NULL,

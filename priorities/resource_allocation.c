@@ -29,15 +29,16 @@ void prio_res_list_default(struct prio_res_list *out)
 void prio_res_list_from_args(const void *args, struct prio_res_list *out)
 {
     const struct prio_args *a = args;
+    const struct prio_resources_arg *r = a ? a->value : NULL;
 
-    if (a && a->kind == PRIO_ARGS_RTCR) {
-        out->v = a->u.rtcr.resources;
-        out->n = a->u.rtcr.resources ? a->u.rtcr.n_resources : 0;
+    if (r && r->rtcr) {
+        out->v = r->resources;
+        out->n = r->resources ? r->n_resources : 0;
         return;
     }
-    if (a && a->kind == PRIO_ARGS_RESOURCES && a->u.resources.resources) {
-        out->v = a->u.resources.resources;
-        out->n = a->u.resources.n_resources;
+    if (r && r->resources) {
+        out->v = r->resources;
+        out->n = r->n_resources;
         return;
     }
     prio_res_list_default(out);
@@ -261,10 +262,27 @@ const struct kpe_arg_schema prio_resource_schema = {
 static const struct kpe_arg_field resources_resolved_fields[] = {
     { .name = "resources",
       .type = KPE_ARG_OBJECTS,
-      .offset = offsetof(struct prio_args, u.resources.resources),
-      .count_offset = offsetof(struct prio_args, u.resources.n_resources),
+      .offset = offsetof(struct prio_resources_arg, resources),
+      .count_offset = offsetof(struct prio_resources_arg, n_resources),
       .elem = &prio_resource_schema },
 };
+
+/* Least/MostAllocated's value: cpu=1, memory=1 (not settable). */
+static const struct prio_resources_arg cpu_memory = {
+    .resources = (struct policy_resource *)default_resources,
+    .n_resources = sizeof(default_resources) / sizeof(default_resources[0]),
+};
+
+int prio_resources_finish(struct prio_args *out,
+                          const struct prio_policy_facts *f, struct arena *a,
+                          struct err *e)
+{
+    (void)f;
+    (void)a;
+    (void)e;
+    out->value = &cpu_memory;
+    return 0;
+}
 
 const struct kpe_arg_schema prio_resources_resolved = {
     .key = "resources",

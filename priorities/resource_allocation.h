@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "kube/cluster/cluster.h"
+#include "priorities/priorities.h"
 #include "kube/model/types.h"
 #include "framework/args.h"
 #include "priorities/framework.h"
@@ -37,8 +38,9 @@ struct prio_res_list {
 
 /*
  * The resources a plugin scores, from its args (a struct prio_args, or
- * NULL). PRIO_ARGS_RTCR: exactly its `resources` (empty: nothing is
- * scored). PRIO_ARGS_RESOURCES: its list when `resources` is non-NULL (an
+ * NULL) whose value is a struct prio_resources_arg: with rtcr set,
+ * exactly its `resources` (empty: nothing is scored); else its list when
+ * `resources` is non-NULL (an
  * explicit list, possibly empty), else the default. Anything else, or no
  * args: the default cpu=1, memory=1 (defaultRequestedRatioResources).
  */
@@ -159,5 +161,8 @@ extern const struct kpe_arg_schema prio_resource_schema;
 
 /* check: Least/MostRequestedPriority's typed arguments. */
 extern const struct kpe_arg_schema prio_resources_resolved;
+
+/* Least/MostAllocated's finish: the value cpu=1, memory=1. */
+prio_finish_fn prio_resources_finish;
 
 #endif

@@ -94,7 +94,6 @@ const struct prio_def prio_resource_limits_priority = {
     .flags = PRIO_LEGACY,
     .default_weight = 0,
     .needs = 0,
-    .args_kind = PRIO_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { NULL },
     .own = &prio_plugin_resource_limits,

@@ -109,8 +109,8 @@ int prio_service_affinity_normalize(const struct prio_cycle *cy,
     size_t i;
 
     (void)state;
-    if (pa && pa->kind == PRIO_ARGS_SERVICE_AFFINITY)
-        labels = &pa->u.service_affinity.labels;
+    if (pa)
+        labels = pa->value; /* the folded struct policy_strlist */
     acc = arena_calloc(cy->arena, cy->n_nodes + 1, sizeof(*acc));
     if (!acc)
         return err_set(e, "ServiceAffinity: out of memory");
@@ -157,17 +157,29 @@ static int parse_service_affinity_args(const void *written, struct arena *a,
                                        struct prio_args *out, struct err *e)
 {
     const struct service_anti_affinity *saa = written;
+    struct policy_strlist *labels;
 
     if (!saa)
         return 0;
-    return kpe_strlist_push(a, &out->u.service_affinity.labels, saa->label, e);
+    labels = kpe_args_fold(&out->value, sizeof(*labels), a);
+    if (!labels)
+        return err_set(e, "out of memory");
+    return kpe_strlist_push(a, labels, saa->label, e);
+}
+
+/* PRIO_WEIGHT_LABELS: one unit of weight per anti-affinity label. */
+static int64_t label_count(const struct prio_args *a)
+{
+    const struct policy_strlist *labels = a->value;
+
+    return labels ? (int64_t)labels->n : 0;
 }
 
 /* The typed arguments, as check shows them. */
 static const struct kpe_arg_field service_affinity_resolved_fields[] = {
     { .name = "antiAffinityLabelsPreference",
       .type = KPE_ARG_STRINGS,
-      .offset = offsetof(struct prio_args, u.service_affinity.labels) },
+      .offset = 0 }, /* the folded struct policy_strlist */
 };
 
 static const struct kpe_arg_schema service_affinity_resolved = {
@@ -181,10 +193,10 @@ const struct prio_def prio_service_affinity = {
     .flags = PRIO_CUSTOM_ONLY | PRIO_WEIGHT_LABELS,
     .default_weight = 0,
     .needs = KPE_NEED_ALL_PODS | KPE_NEED_SERVICES,
-    .args_kind = PRIO_ARGS_SERVICE_AFFINITY,
     .args = &service_anti_affinity_schema,
     .resolved = &service_affinity_resolved,
     .parse_args = parse_service_affinity_args,
+    .weight_count = label_count,
     .plugins = { &prio_plugin_service_affinity },
     .own = NULL,
     .gate_off = NULL,

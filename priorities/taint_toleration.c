@@ -97,7 +97,6 @@ const struct prio_def prio_taint_toleration_priority = {
     .flags = PRIO_DEFAULT,
     .default_weight = 1,
     .needs = 0,
-    .args_kind = PRIO_ARGS_NONE,
     .parse_args = NULL,
     .plugins = { &prio_plugin_taint_toleration },
     .own = NULL,

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Run cmocka test binaries (and tests/cli/*.sh scripts) and print one closing
-# line "N passed, M failed" over all of them. A binary that dies without
-# cmocka's summary (a sanitizer abort, a crash) counts as one failed test.
+# line "N passed, M failed" over all of them. A binary that ends without
+# cmocka's summary line (a sanitizer abort, a crash, a main that runs no
+# group, even with exit status 0) counts as one failed test.
 # Exit status is non-zero when anything failed.
 set -u
 passed=0
@@ -20,9 +21,13 @@ run_one() {
     rc=$?
     p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
     f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
+    summary=1
+    if [ -z "$p" ] && [ -z "$f" ]; then
+        summary=0
+    fi
     p=${p:-0}
     f=${f:-0}
-    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+    if { [ "$rc" -ne 0 ] || [ "$summary" -eq 0 ]; } && [ "$f" -eq 0 ]; then
         f=1
     fi
     passed=$((passed + p))
@@ -30,7 +35,11 @@ run_one() {
     if [ "$f" -ne 0 ]; then
         failures="$failures $name"
         printf '%s\n' "$out" | tail -n 60
-        echo "FAIL $name (exit $rc)"
+        if [ "$summary" -eq 0 ]; then
+            echo "FAIL $name (exit $rc, no cmocka summary line)"
+        else
+            echo "FAIL $name (exit $rc)"
+        fi
     else
         echo "ok   $name ($p tests)"
     fi

@@ -230,6 +230,7 @@ static void rtcr_should_score_a_resource_without_a_name_as_empty(void **state)
     struct kube_pod pod;
     struct arena a;
     struct err e = { "" };
+    const struct prio_resources_arg *rtcr;
     const struct policy_resource *r;
     char *buf;
     size_t len;
@@ -239,8 +240,9 @@ static void rtcr_should_score_a_resource_without_a_name_as_empty(void **state)
         0)
         fail_msg("load: %s", e.msg);
     assert_int_equal(p->n_prios, 1);
-    assert_int_equal(p->prios[0].args.u.rtcr.n_resources, 2);
-    r = p->prios[0].args.u.rtcr.resources;
+    rtcr = p->prios[0].args.value;
+    assert_int_equal(rtcr->n_resources, 2);
+    r = rtcr->resources;
     assert_non_null(r[1].name);
     assert_string_equal(r[1].name, "");
     assert_int_equal(r[1].weight, 3);

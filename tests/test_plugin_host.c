@@ -9,7 +9,9 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <cmocka.h>
 #include <string.h>
 
@@ -63,6 +65,7 @@ static int zone_filter(const void *arg, const struct kpe_pod *pod,
 }
 
 static const struct kpe_predicate zone_pred = {
+    sizeof(struct kpe_predicate),
     "TestZones",
     0,
     "test: zoned pods fit their zones",
@@ -84,6 +87,7 @@ static int free_cpu(const void *arg, const struct kpe_pod *pod,
 }
 
 static const struct kpe_priority free_prio = {
+    sizeof(struct kpe_priority),
     "TestFreeCpu",
     KPE_USES_NODE_REQUESTED | KPE_SCORE_NORMALIZE,
     "test: free cpu",
@@ -204,19 +208,43 @@ static const char *const no_reasons[] = { NULL };
 static void refused_descriptors_should_leave_the_registry_alone(void **state)
 {
     static const struct kpe_predicate builtin = {
-        "HighCommPodFilter", 0, "x", one_reason, zone_filter, NULL,
+        sizeof(struct kpe_predicate),
+        "HighCommPodFilter",
+        0,
+        "x",
+        one_reason,
+        zone_filter,
+        NULL,
     };
     static const struct kpe_predicate bad_name = {
-        "no spaces", 0, "x", one_reason, zone_filter, NULL,
+        sizeof(struct kpe_predicate),
+        "no spaces",
+        0,
+        "x",
+        one_reason,
+        zone_filter,
+        NULL,
     };
     static const struct kpe_predicate no_reason = {
-        "NoReason", 0, "x", no_reasons, zone_filter, NULL,
+        sizeof(struct kpe_predicate),
+        "NoReason",
+        0,
+        "x",
+        no_reasons,
+        zone_filter,
+        NULL,
     };
     static const struct kpe_plugin_args taken = {
         "testZones", sizeof(struct zone_arg), zone_fields, 3, "again",
     };
     static const struct kpe_predicate same_key = {
-        "SameKey", 0, "x", one_reason, zone_filter, &taken,
+        sizeof(struct kpe_predicate),
+        "SameKey",
+        0,
+        "x",
+        one_reason,
+        zone_filter,
+        &taken,
     };
     size_t n_before, n;
     struct err e;
@@ -249,12 +277,206 @@ static void refused_descriptors_should_leave_the_registry_alone(void **state)
                                "or directory");
 }
 
+/* A plugin argument with a default of each type; the filter records what
+ * it was handed. */
+struct dflt_arg {
+    const char *label;
+    int64_t limit;
+    bool strict;
+};
+
+static const struct kpe_plugin_arg_field dflt_fields[] = {
+    { "label", KPE_PLUGIN_ARG_STRING, offsetof(struct dflt_arg, label),
+      "zone" },
+    { "limit", KPE_PLUGIN_ARG_INT64, offsetof(struct dflt_arg, limit), "5" },
+    { "strict", KPE_PLUGIN_ARG_BOOL, offsetof(struct dflt_arg, strict),
+      "true" },
+};
+
+static const struct kpe_plugin_args dflt_args = {
+    "testDefaults", sizeof(struct dflt_arg), dflt_fields, 3, "test",
+};
+
+static struct dflt_arg seen;
+static bool seen_null;
+
+static int dflt_filter(const void *arg, const struct kpe_pod *pod,
+                       const struct kpe_node *node, const char **reason)
+{
+    (void)pod;
+    (void)node;
+    (void)reason;
+    seen_null = !arg;
+    if (arg)
+        seen = *(const struct dflt_arg *)arg;
+    return KPE_FIT;
+}
+
+static const struct kpe_predicate dflt_pred = {
+    sizeof(struct kpe_predicate),
+    "TestDefaults",
+    0,
+    "test: defaults",
+    (const char *const[]){ "r", NULL },
+    dflt_filter,
+    &dflt_args,
+};
+
+/* Load policy, run TestDefaults on one node, and return check's line. */
+static const char *run_defaults(const char *policy, const char *name,
+                                struct arena *a)
+{
+    struct policy *p = NULL;
+    struct fx_cluster fc;
+    struct pred_result r;
+    struct err e;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f;
+    const char *args;
+
+    if (policy_load_buffer(name, policy, strlen(policy), NULL, &p, &e))
+        fail_msg("%s", e.msg);
+    fx_cluster_init(&fc, a);
+    fx_cluster_add(&fc, NODE("n", "a", "1"));
+    fx_cluster_build(&fc);
+    memset(&seen, 0, sizeof(seen));
+    seen_null = true;
+    assert_int_equal(fx_run_filter("TestDefaults",
+                                   &p->preds[p->n_preds - 1].args, p,
+                                   fx_pod(a, "{\"metadata\":{\"name\":\"p\"}}"),
+                                   &fc.c, "n", a, &r),
+                     PRED_FIT);
+    f = open_memstream(&text, &len);
+    assert_non_null(f);
+    assert_int_equal(policy_print_check(f, p, 0), 0);
+    fclose(f);
+    args = strstr(text, "args: label=");
+    args = args ? arena_strdup(a, strtok((char *)args, "\n")) : "";
+    free(text);
+    fx_cluster_free(&fc);
+    policy_free(p);
+    return args;
+}
+
+/*
+ * The framework applies each field's default before the plugin sees its
+ * argument (an entry without one, a field left out), and check prints
+ * what the plugin gets; an explicit zero or false stays.
+ */
+static void plugin_argument_defaults_should_reach_the_filter(void **state)
+{
+    struct arena a;
+    struct err e;
+    const char *line;
+
+    (void)state;
+    register_all();
+    if (plugin_host_add_predicate(&dflt_pred, &e) < 0)
+        fail_msg("%s", e.msg);
+    arena_init(&a, 0);
+    line = run_defaults("{\"kind\":\"Policy\",\"apiVersion\":\"v1\","
+                        "\"predicates\":[{\"name\":\"TestDefaults\"}],"
+                        "\"priorities\":[]}",
+                        "none.json", &a);
+    assert_false(seen_null);
+    assert_string_equal(seen.label, "zone");
+    assert_int_equal(seen.limit, 5);
+    assert_true(seen.strict);
+    assert_string_equal(line, "args: label=zone limit=5 strict=true");
+    line = run_defaults(
+        "{\"kind\":\"Policy\",\"apiVersion\":\"v1\",\"predicates\":[{\"name\":"
+        "\"TestDefaults\",\"argument\":{\"testDefaults\":{\"limit\":0,"
+        "\"label\":null}}}],\"priorities\":[]}",
+        "some.json", &a);
+    assert_string_equal(seen.label, "zone");
+    assert_int_equal(seen.limit, 0);
+    assert_true(seen.strict);
+    assert_string_equal(line, "args: label=zone limit=0 strict=true");
+    line = run_defaults("[predicate \"TestDefaults\"]\n"
+                        "testDefaults.strict = false\n",
+                        "some.ini", &a);
+    assert_string_equal(seen.label, "zone");
+    assert_int_equal(seen.limit, 5);
+    assert_false(seen.strict);
+    assert_string_equal(line, "args: label=zone limit=5 strict=false");
+    arena_destroy(&a);
+    plugin_host_truncate(0, 0);
+}
+
+/* A default that is no value of its field's type is refused at load. */
+static void bad_argument_default_should_be_refused(void **state)
+{
+    static const struct kpe_plugin_arg_field fields[] = {
+        { "limit", KPE_PLUGIN_ARG_INT64, 0, "five" },
+    };
+    static const struct kpe_plugin_args args = {
+        "testBadDefault", sizeof(int64_t), fields, 1, "test",
+    };
+    static const struct kpe_predicate pred = {
+        sizeof(struct kpe_predicate),
+        "TestBadDefault",
+        0,
+        "x",
+        one_reason,
+        dflt_filter,
+        &args,
+    };
+    struct err e;
+
+    (void)state;
+    plugin_host_truncate(0, 0);
+    assert_int_equal(plugin_host_add_predicate(&pred, &e), -1);
+    assert_string_equal(e.msg,
+                        "predicate \"TestBadDefault\": argument field "
+                        "\"limit\": default \"five\" is not a value of its "
+                        "type (a bool is true or false, an int a decimal, a "
+                        "list [])");
+    assert_null(pred_lookup("TestBadDefault"));
+}
+
+/* A descriptor without its size (a plugin of before major.minor, or one
+ * that forgot .size) is refused, naming the fix. */
+static void descriptors_should_carry_their_size(void **state)
+{
+    static const struct kpe_predicate unsized = {
+        0, "Unsized", 0, "x", one_reason, zone_filter, NULL,
+    };
+    static const struct kpe_priority unsized_prio = {
+        0, "UnsizedPrio", 0, "x", free_cpu, NULL,
+    };
+    size_t n_before, n;
+    struct err e;
+    char want[160];
+
+    (void)state;
+    pred_registry(&n_before);
+    assert_int_equal(plugin_host_add_predicate(&unsized, &e), -1);
+    snprintf(want, sizeof(want),
+             "a predicate descriptor with .size 0: set .size = sizeof(struct "
+             "kpe_predicate) (at least %zu)",
+             offsetof(struct kpe_predicate, args) + sizeof(void *));
+    assert_string_equal(e.msg, want);
+    assert_int_equal(plugin_host_add_priority(&unsized_prio, &e), -1);
+    snprintf(want, sizeof(want),
+             "a priority descriptor with .size 0: set .size = sizeof(struct "
+             "kpe_priority) (at least %zu)",
+             offsetof(struct kpe_priority, args) + sizeof(void *));
+    assert_string_equal(e.msg, want);
+    pred_registry(&n);
+    assert_int_equal(n, n_before);
+    assert_null(pred_lookup("Unsized"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(plugin_predicate_should_run_with_its_argument),
         cmocka_unit_test(plugin_priority_should_normalize_free_cpu),
         cmocka_unit_test(refused_descriptors_should_leave_the_registry_alone),
+        cmocka_unit_test(descriptors_should_carry_their_size),
+        cmocka_unit_test(plugin_argument_defaults_should_reach_the_filter),
+        cmocka_unit_test(bad_argument_default_should_be_refused),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -273,6 +273,7 @@ static void spreading_priorities_should_fold_as_v122(void **state)
         const struct spread_case *c = &spread_cases[i];
         struct policy *p = NULL;
         const struct policy_prio *u;
+        const struct prio_spread_arg *spread;
         struct err e;
 
         if (policy_load_buffer("t.json", c->json, strlen(c->json), NULL, &p,
@@ -281,11 +282,11 @@ static void spreading_priorities_should_fold_as_v122(void **state)
         u = unit(p, "PodTopologySpread");
         if (!u)
             fail_msg("%s: no PodTopologySpread", c->name);
-        if (u->weight != c->weight ||
-            u->args.u.spread.defaulting != c->defaulting)
+        spread = u->args.value;
+        if (u->weight != c->weight || spread->defaulting != c->defaulting)
             fail_msg("%s: weight %d defaulting %d, want %d %d", c->name,
-                     (int)u->weight, (int)u->args.u.spread.defaulting,
-                     (int)c->weight, (int)c->defaulting);
+                     (int)u->weight, (int)spread->defaulting, (int)c->weight,
+                     (int)c->defaulting);
         policy_free(p);
     }
 }

@@ -545,20 +545,24 @@ static void custom_entries_should_fold_into_one_plugin(void **state)
     for (i = 0; i < p->n_preds; i++) {
         const struct policy_pred *pp = &p->preds[i];
 
-        if (pp->args.kind == PRED_ARGS_SERVICE_AFFINITY) {
-            assert_int_equal(pp->args.u.service_affinity.labels.n, 3);
-            assert_string_equal(pp->args.u.service_affinity.labels.v[2],
-                                "rack");
+        if (!strcmp(pp->def->name, "CheckServiceAffinity")) {
+            const struct policy_strlist *labels = pp->args.value;
+
+            assert_int_equal(labels->n, 3);
+            assert_string_equal(labels->v[2], "rack");
             assert_int_equal(pp->n_names, 2);
         }
-        if (pp->args.kind == PRED_ARGS_NODE_LABEL) {
-            assert_int_equal(pp->args.u.node_label.absent.n, 1);
-            assert_int_equal(pp->args.u.node_label.present.n, 0);
+        if (!strcmp(pp->def->name, "CheckNodeLabelPresence")) {
+            const struct kpe_label_lists *l = pp->args.value;
+
+            assert_int_equal(l->absent.n, 1);
+            assert_int_equal(l->present.n, 0);
         }
     }
     assert_int_equal(p->n_prios, 1);
     assert_int_equal(p->prios[0].weight, 6);
-    assert_int_equal(p->prios[0].args.u.service_affinity.labels.n, 2);
+    assert_int_equal(((const struct policy_strlist *)p->prios[0].args.value)->n,
+                     2);
     assert_int_equal(p->n_entries, 2);
     assert_ptr_equal(p->entries[0].prio, &p->prios[0]);
     assert_ptr_equal(p->entries[1].prio, &p->prios[0]);
@@ -610,6 +614,7 @@ static void extenders_should_decode_case_insensitively(void **state)
 static void extension_entries_should_resolve(void **state)
 {
     struct policy *p;
+    const struct policy_high_comm_arg *hc;
 
     (void)state;
     p = load(HDR "\"predicates\":[{\"name\":\"CustomPredicatePolicy\"},{"
@@ -620,14 +625,15 @@ static void extension_entries_should_resolve(void **state)
              0);
     assert_int_equal(p->n_preds, 4);
     assert_string_equal(p->preds[2].def->name, "HighCommPodFilter");
-    assert_string_equal(p->preds[2].args.u.high_comm.pod_label, "hc");
-    assert_string_equal(p->preds[2].args.u.high_comm.node_label,
-                        "node.kubernetes.io/rdma-enabled");
-    assert_string_equal(p->preds[2].args.u.high_comm.node_label_value, "yes");
+    hc = p->preds[2].args.value;
+    assert_string_equal(hc->pod_label, "hc");
+    assert_string_equal(hc->node_label, "node.kubernetes.io/rdma-enabled");
+    assert_string_equal(hc->node_label_value, "yes");
     assert_string_equal(p->preds[3].def->name, "PodFitsHostNew");
     assert_int_equal(p->n_prios, 1);
     assert_int_equal(p->prios[0].weight, 3); /* same key: last wins */
-    assert_string_equal(p->prios[0].args.u.high_comm.pod_label, "high-comm");
+    hc = p->prios[0].args.value;
+    assert_string_equal(hc->pod_label, "high-comm");
     assert_int_equal(p->n_entries, 2);
     assert_string_equal(p->entries[0].name, "RdmaAwarePriority");
     policy_free(p);

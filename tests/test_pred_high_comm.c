@@ -10,13 +10,12 @@
 #include <string.h>
 
 #include "predicates/predicates.h"
-#include "predicates/reasons.h"
 #include "tests/support/node_filter_fixtures.h"
 
-#define PLUGIN PRED_NAME_HIGH_COMM
+#define PLUGIN "HighCommPodFilter"
 #define N(a)   (sizeof(a) / sizeof((a)[0]))
 
-#define HC      PRED_REASON_HIGH_COMM
+#define HC      "Node does not support RDMA"
 #define POD(l)  "{'metadata':{'name':'p','labels':{" l "}}}"
 #define NODE(l) "{'metadata':{'name':'n','labels':{" l "}}}"
 #define RDMA(v) "'node.kubernetes.io/rdma-enabled':'" v "'"
@@ -144,18 +143,17 @@ static const struct p1_case custom[] = {
 
 static void high_comm_should_use_custom_label_arguments(void **state)
 {
+    static const struct policy_high_comm_arg hc = { "net/heavy", "fabric",
+                                                    "ib" };
     struct pred_args args;
 
     (void)state;
     memset(&args, 0, sizeof(args));
-    args.kind = PRED_ARGS_HIGH_COMM;
-    args.u.high_comm.pod_label = "net/heavy";
-    args.u.high_comm.node_label = "fabric";
-    args.u.high_comm.node_label_value = "ib";
+    args.value = &hc;
     assert_int_equal(p1_run_cases(PLUGIN, &args, custom, N(custom)), 0);
 }
 
-/* Members left NULL take the defaults one by one. */
+/* Members left out take the defaults one by one (the framework's). */
 static void high_comm_should_default_missing_arguments(void **state)
 {
     static const struct p1_case cases[] = {
@@ -172,13 +170,23 @@ static void high_comm_should_default_missing_arguments(void **state)
           PRED_UNFIT,
           HC },
     };
+    const struct kpe_arg_schema *s = pred_lookup(PLUGIN)->args;
+    struct kpe_args_written w = { 0 };
+    struct policy_high_comm_arg *hc;
     struct pred_args args;
+    struct arena a;
+    struct err e;
 
     (void)state;
+    arena_init(&a, 0);
+    hc = kpe_args_add(&w, s, &a);
+    assert_non_null(hc);
+    hc->node_label_value = "yes"; /* as a reader leaves it */
+    kpe_args_given(&w, s, 1u << 2);
     memset(&args, 0, sizeof(args));
-    args.kind = PRED_ARGS_HIGH_COMM;
-    args.u.high_comm.node_label_value = "yes";
+    assert_int_equal(kpe_args_effective(&w, s, &a, &args.value, &e), 0);
     assert_int_equal(p1_run_cases(PLUGIN, &args, cases, N(cases)), 0);
+    arena_destroy(&a);
 }
 
 int main(void)

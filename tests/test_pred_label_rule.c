@@ -206,7 +206,6 @@ static void label_rule_should_fit_without_rules(void **state)
 
     (void)state;
     memset(&none, 0, sizeof(none));
-    none.kind = PRED_ARGS_CUSTOM;
     assert_int_equal(p1_run_cases(PLUGIN, &none, cases, N(cases)), 0);
     assert_int_equal(p1_run_cases(PLUGIN, NULL, cases, N(cases)), 0);
 }

@@ -77,6 +77,7 @@ static struct policy_strlist strlist(const char *const *v)
 static int run_label_case(const struct label_case *c, const char *node)
 {
     struct pred_args args;
+    struct kpe_label_lists lists = { { NULL, 0 }, { NULL, 0 } };
     struct p1_case pc = {
         c->name, "{'metadata':{'name':'p'}}",
         node,    { NULL },
@@ -84,9 +85,9 @@ static int run_label_case(const struct label_case *c, const char *node)
     };
 
     memset(&args, 0, sizeof(args));
-    args.kind = PRED_ARGS_NODE_LABEL;
-    args.u.node_label.present = strlist(c->present);
-    args.u.node_label.absent = strlist(c->absent);
+    lists.present = strlist(c->present);
+    lists.absent = strlist(c->absent);
+    args.value = &lists; /* what the entries fold into */
     return p1_run_case(PLUGIN, &args, &pc);
 }
 
@@ -150,6 +151,7 @@ static void node_label_should_fit_without_arguments(void **state)
 static void node_label_should_fail_without_node(void **state)
 {
     struct pred_args args;
+    struct kpe_label_lists lists = { { NULL, 0 }, { NULL, 0 } };
     struct pred_cycle cy;
     struct node_info ni;
     struct pred_result r;
@@ -158,7 +160,7 @@ static void node_label_should_fail_without_node(void **state)
     memset(&args, 0, sizeof(args));
     memset(&cy, 0, sizeof(cy));
     memset(&ni, 0, sizeof(ni));
-    args.kind = PRED_ARGS_NODE_LABEL;
+    args.value = &lists;
     pred_result_init(&r, NULL);
     assert_int_equal(pred_node_label_filter(&cy, &args, NULL, &ni, &r),
                      PRED_ERROR);

@@ -254,15 +254,16 @@ static void run_table(const char *table, const struct sa_case *cases, size_t n)
     for (i = 0; i < n; i++) {
         const struct sa_case *c = &cases[i];
         struct pred_args args;
+        struct policy_strlist labels;
         struct arena a;
         struct fx_cluster fc;
         struct pred_result r;
         enum pred_code got;
 
         memset(&args, 0, sizeof(args));
-        args.kind = PRED_ARGS_SERVICE_AFFINITY;
-        args.u.service_affinity.labels.v = (const char **)c->labels;
-        args.u.service_affinity.labels.n = count(c->labels);
+        labels.v = (const char **)c->labels;
+        labels.n = count(c->labels);
+        args.value = &labels; /* what the entries fold into */
         arena_init(&a, 0);
         fx_cluster_init(&fc, &a);
         for (j = 0; j < sizeof(nodes) / sizeof(nodes[0]); j++)

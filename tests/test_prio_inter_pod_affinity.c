@@ -308,10 +308,8 @@ static const struct ptf_case cases[] = {
 
 static void inter_pod_affinity_should_match_upstream_table(void **state)
 {
-    const struct prio_args args = {
-        .kind = PRIO_ARGS_INTER_POD,
-        .u.inter_pod.hard_pod_affinity_weight = 1,
-    };
+    static const struct prio_inter_pod_arg one = { 1 };
+    const struct prio_args args = { .value = &one };
     size_t i;
     int bad = 0;
 
@@ -444,9 +442,9 @@ inter_pod_affinity_should_weigh_hard_terms_of_existing_pods(void **state)
 
     (void)state;
     for (i = 0; i < sizeof(hard_cases) / sizeof(hard_cases[0]); i++) {
-        struct prio_args args = { .kind = PRIO_ARGS_INTER_POD };
+        struct prio_inter_pod_arg hard = { hard_cases[i].weight };
+        struct prio_args args = { .value = &hard };
 
-        args.u.inter_pod.hard_pod_affinity_weight = hard_cases[i].weight;
         bad += ptf_run_case("InterPodAffinity",
                             hard_cases[i].weight < 0 ? NULL : &args,
                             &hard_cases[i].c);

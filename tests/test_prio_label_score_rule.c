@@ -130,7 +130,6 @@ static void label_score_rule_should_score_zero_without_rules(void **state)
 
     (void)state;
     memset(&none, 0, sizeof(none));
-    none.kind = PRIO_ARGS_CUSTOM;
     sfx_run_table(PLUGIN, &none, cases, N(cases));
 }
 

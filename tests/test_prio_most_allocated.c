@@ -21,17 +21,24 @@ static struct policy_resource with_ext[] = { { "cpu", 1 },
                                              { "abc.com/xyz", 1 } };
 
 static const struct prio_args args_empty = {
-    .kind = PRIO_ARGS_RESOURCES, .u.resources = { no_resources, 0 }
+    .value = &(const struct prio_resources_arg){ .resources = no_resources,
+                                                 .n_resources = 0 }
 };
 static const struct prio_args args_weights = {
-    .kind = PRIO_ARGS_RESOURCES, .u.resources = { mem2_cpu1, 2 }
+    .value = &(const struct prio_resources_arg){ .resources = mem2_cpu1,
+                                                 .n_resources = 2 }
 };
 static const struct prio_args args_mem_cpu = {
-    .kind = PRIO_ARGS_RESOURCES, .u.resources = { mem1_cpu1, 2 }
+    .value = &(const struct prio_resources_arg){ .resources = mem1_cpu1,
+                                                 .n_resources = 2 }
 };
-static const struct prio_args args_ext = { .kind = PRIO_ARGS_RESOURCES,
-                                           .u.resources = { with_ext, 3 } };
-static const struct prio_args args_policy = { .kind = PRIO_ARGS_RESOURCES };
+static const struct prio_args args_ext = {
+    .value = &(const struct prio_resources_arg){ .resources = with_ext,
+                                                 .n_resources = 3 }
+};
+static const struct prio_args args_policy = {
+    .value = &(const struct prio_resources_arg){ .resources = NULL }
+};
 
 struct ma_case {
     const struct prio_args *args; /* NULL: no args (defaults) */

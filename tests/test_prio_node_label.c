@@ -77,7 +77,8 @@ static void node_label_should_match_upstream_table(void **state)
 
     (void)state;
     for (i = 0; i < N(upstream); i++) {
-        struct prio_args args = { .kind = PRIO_ARGS_NODE_LABEL };
+        struct prio_args args = { .value = NULL };
+        struct kpe_label_lists l;
         struct sfx_case c = {
             upstream[i].name,
             "{'metadata':{'name':'p'}}",
@@ -86,10 +87,11 @@ static void node_label_should_match_upstream_table(void **state)
             { upstream[i].want },
         };
 
-        args.u.node_label.present.v = (const char **)upstream[i].present;
-        args.u.node_label.present.n = count(upstream[i].present);
-        args.u.node_label.absent.v = (const char **)upstream[i].absent;
-        args.u.node_label.absent.n = count(upstream[i].absent);
+        l.present.v = (const char **)upstream[i].present;
+        l.present.n = count(upstream[i].present);
+        l.absent.v = (const char **)upstream[i].absent;
+        l.absent.n = count(upstream[i].absent);
+        args.value = &l; /* what the entries fold into */
         sfx_run(PLUGIN, &args, &c);
     }
 }

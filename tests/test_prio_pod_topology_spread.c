@@ -41,12 +41,10 @@
 #define TSCS(...) "\"topologySpreadConstraints\":[" __VA_ARGS__ "]"
 
 static const struct prio_args system_args = {
-    .kind = PRIO_ARGS_TOPOLOGY_SPREAD,
-    .u.spread.defaulting = PRIO_SPREAD_SYSTEM,
+    .value = &(const struct prio_spread_arg){ PRIO_SPREAD_SYSTEM },
 };
 static const struct prio_args list_args = {
-    .kind = PRIO_ARGS_TOPOLOGY_SPREAD,
-    .u.spread.defaulting = PRIO_SPREAD_LIST,
+    .value = &(const struct prio_spread_arg){ PRIO_SPREAD_LIST },
 };
 
 #define N4                                                                     \

@@ -10,7 +10,7 @@
 #include "priorities/priorities.h"
 #include "tests/support/score_fixtures.h"
 
-#define PLUGIN PRIO_NAME_CUSTOM_PRIORITY_POLICY
+#define PLUGIN "CustomPriorityPolicy"
 #define N(a)   (sizeof(a) / sizeof((a)[0]))
 
 #define POD(labels) "{'metadata':{'name':'p','labels':{" labels "}}}"
@@ -70,21 +70,28 @@ static const struct sfx_case custom[] = {
 
 static void rdma_aware_should_use_default_labels(void **state)
 {
-    static const struct prio_args hc_defaults = { .kind = PRIO_ARGS_HIGH_COMM };
+    const struct kpe_arg_schema *s = prio_lookup(PLUGIN)->args;
+    struct prio_args hc_defaults = { .value = NULL };
+    struct arena a;
+    struct err e;
 
     (void)state;
     sfx_run_table(PLUGIN, NULL, defaults, N(defaults));
+    arena_init(&a, 0); /* an entry without an argument: the defaults */
+    assert_int_equal(kpe_args_effective(NULL, s, &a, &hc_defaults.value, &e),
+                     0);
     sfx_run_table(PLUGIN, &hc_defaults, defaults, N(defaults));
+    arena_destroy(&a);
 }
 
 static void rdma_aware_should_use_high_comm_argument(void **state)
 {
-    struct prio_args args = { .kind = PRIO_ARGS_HIGH_COMM };
+    static const struct policy_high_comm_arg hc = { "team/hpc", "hw/ib",
+                                                    "yes" };
+    struct prio_args args = { .value = NULL };
 
     (void)state;
-    args.u.high_comm.pod_label = "team/hpc";
-    args.u.high_comm.node_label = "hw/ib";
-    args.u.high_comm.node_label_value = "yes";
+    args.value = &hc;
     sfx_run_table(PLUGIN, &args, custom, N(custom));
 }
 

@@ -19,7 +19,10 @@
 /* An RTCR argument as the Policy gives it (scores on the 0..10 scale). */
 #define RTCR_ARGS(shape, res)                                                  \
     {                                                                          \
-        .kind = PRIO_ARGS_RTCR, .u.rtcr = { shape, N(shape), res, N(res) }     \
+        .value = &(const struct prio_resources_arg)                            \
+        {                                                                      \
+            shape, N(shape), res, N(res), true                                 \
+        }                                                                      \
     }
 
 static struct policy_shape_point least_shape[] = { { 0, 10 }, { 100, 0 } };
@@ -35,7 +38,8 @@ static const struct prio_args args_single = RTCR_ARGS(most_shape, foo);
 static const struct prio_args args_multi = RTCR_ARGS(most_shape, foo_bar);
 static const struct prio_args args_up = RTCR_ARGS(up_shape, mem_cpu);
 static const struct prio_args args_no_resources = {
-    .kind = PRIO_ARGS_RTCR, .u.rtcr = { up_shape, N(up_shape), NULL, 0 }
+    .value = &(const struct prio_resources_arg){ up_shape, N(up_shape), NULL, 0,
+                                                 true }
 };
 
 /* upstream makePod(node, milliCPU, memory) */

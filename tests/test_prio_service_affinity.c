@@ -155,10 +155,10 @@ static void service_affinity_should_match_upstream_table(void **state)
 
     (void)state;
     for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct prio_args args = { .kind = PRIO_ARGS_SERVICE_AFFINITY };
+        struct prio_args args = { .value = NULL };
+        struct policy_strlist labels = { cases[i].labels, cases[i].n_labels };
 
-        args.u.service_affinity.labels.v = cases[i].labels;
-        args.u.service_affinity.labels.n = cases[i].n_labels;
+        args.value = &labels; /* what the entries fold into */
         bad += ptf_run_case("ServiceAffinity", &args, &cases[i].c);
     }
     assert_int_equal(bad, 0);

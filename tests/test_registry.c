@@ -97,8 +97,8 @@ static void rows_should_be_well_formed(void **state)
         if (has_plugin == !!(r[i]->flags & (PRED_LEGACY | PRED_EXTENSION)))
             fail_msg("%s: v1.22 rows map to plugins, others must not",
                      r[i]->name);
-        if ((r[i]->args_kind != PRED_ARGS_NONE) != (r[i]->parse_args != NULL))
-            fail_msg("%s: args kind and parser disagree", r[i]->name);
+        if ((r[i]->args != NULL) != (r[i]->parse_args != NULL))
+            fail_msg("%s: argument schema and parser disagree", r[i]->name);
         if ((r[i]->flags & PRED_MANDATORY) && !(r[i]->flags & PRED_DEFAULT))
             fail_msg("%s: mandatory rows are in the default set too",
                      r[i]->name);
@@ -288,12 +288,10 @@ static void predicate_descriptors_should_be_complete(void **state)
         if (!r[i]->plugins[0] == !r[i]->own)
             fail_msg("%s: needs either v1.22 plugins or its own code",
                      r[i]->name);
-        if (r[i]->args_kind != PRED_ARGS_NONE &&
-            r[i]->args_kind != PRED_ARGS_CUSTOM && !r[i]->resolved)
+        /* every predicate argument takes the schema route */
+        if (r[i]->parse_args && !r[i]->args)
             fail_msg("%s: typed arguments without a schema to show them",
                      r[i]->name);
-        if (r[i]->args_kind == PRED_ARGS_CUSTOM && !r[i]->args)
-            fail_msg("%s: own arguments without a schema", r[i]->name);
         for (j = 0; j < KPE_MAX_PLUGINS && r[i]->plugins[j]; j++)
             check_pred_plugin(r[i], r[i]->plugins[j]);
         if (r[i]->own) {
@@ -330,8 +328,9 @@ static void priority_descriptors_should_be_complete(void **state)
 
         if (!r[i]->doc || !*r[i]->doc)
             fail_msg("%s: no doc line", r[i]->name);
-        if (r[i]->args_kind != PRIO_ARGS_NONE &&
-            r[i]->args_kind != PRIO_ARGS_CUSTOM && !r[i]->resolved)
+        /* a value made at load time is shown through a schema */
+        if ((r[i]->parse_args || r[i]->finish) && !r[i]->resolved &&
+            !r[i]->args)
             fail_msg("%s: typed arguments without a schema to show them",
                      r[i]->name);
         if (skipped != (!r[i]->plugins[0] && !r[i]->own))

@@ -68,6 +68,7 @@ static int rdma_filter(const void *arg, const struct kpe_pod *pod,
 }
 
 static const struct kpe_predicate rdma_aware = {
+    .size = sizeof(struct kpe_predicate),
     .name = "RdmaAware",
     .flags = 0,
     .doc = "example plugin: pods with the high-comm label fit only RDMA nodes",
@@ -76,10 +77,8 @@ static const struct kpe_predicate rdma_aware = {
     .args = &rdma_args,
 };
 
-int kpe_plugin_init(const struct kpe_plugin_host *h, int api_version)
+int kpe_plugin_init(const struct kpe_plugin_host *h)
 {
-    if (api_version != KPE_PLUGIN_API_VERSION)
-        return -1;
     host = h;
     return h->register_predicate(h, &rdma_aware);
 }

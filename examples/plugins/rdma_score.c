@@ -40,6 +40,7 @@ static int rdma_score(const void *arg, const struct kpe_pod *pod,
 }
 
 static const struct kpe_priority rdma_aware_score = {
+    .size = sizeof(struct kpe_priority),
     .name = "RdmaAwareScore",
     .flags = KPE_USES_NODE_REQUESTED | KPE_SCORE_NORMALIZE,
     .doc = "example plugin: high-comm pods prefer RDMA nodes, then free CPU",
@@ -47,10 +48,8 @@ static const struct kpe_priority rdma_aware_score = {
     .args = NULL,
 };
 
-int kpe_plugin_init(const struct kpe_plugin_host *h, int api_version)
+int kpe_plugin_init(const struct kpe_plugin_host *h)
 {
-    if (api_version != KPE_PLUGIN_API_VERSION)
-        return -1;
     host = h;
     return h->register_priority(h, &rdma_aware_score);
 }

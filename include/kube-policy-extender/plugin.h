@@ -5,10 +5,8 @@
  *
  *   #include <kube-policy-extender/plugin.h>
  *   KPE_PLUGIN_MAGIC;
- *   int kpe_plugin_init(const struct kpe_plugin_host *host, int api_version)
+ *   int kpe_plugin_init(const struct kpe_plugin_host *host)
  *   {
- *       if (api_version != KPE_PLUGIN_API_VERSION)
- *           return -1;
  *       return host->register_predicate(host, &my_predicate);
  *   }
  *
@@ -18,8 +16,15 @@
  * Everything a plugin registers (names, docs, reasons, schemas) must stay
  * valid while the plugin is loaded: static storage in the .so.
  *
- * Models: redis modules (RedisModule_Init with an API version) and
- * PostgreSQL's PG_MODULE_MAGIC.
+ * The ABI grows without breaking what is built: its version is
+ * major.minor; a minor release only appends members at the end of a
+ * struct (a new accessor, a new descriptor field), never changes or
+ * removes one; each struct that crosses the boundary carries its size, so
+ * both sides read only what the other has. A server loads a plugin built
+ * for its major and any minor up to its own. Models: PostgreSQL's
+ * PG_MODULE_MAGIC (a function returning a sized struct, as dlsym is only
+ * guaranteed for functions) and the Redis module API (functions added,
+ * never changed).
  */
 #ifndef KUBE_POLICY_EXTENDER_PLUGIN_H
 #define KUBE_POLICY_EXTENDER_PLUGIN_H
@@ -32,21 +37,43 @@ extern "C" {
 #endif
 
 /*
- * The version of this ABI. It changes whenever a struct below changes
- * shape or meaning; the server loads only plugins built for its version.
+ * The version of this ABI: a new major breaks plugins built before it
+ * (the server refuses them); a new minor only appends.
  */
-#define KPE_PLUGIN_API_VERSION 1
+#define KPE_PLUGIN_API_MAJOR 1
+#define KPE_PLUGIN_API_MINOR 1
 
 /*
- * Put KPE_PLUGIN_MAGIC once in a plugin (file scope): it records the
- * version the plugin was built against, which the server reads before it
- * calls anything (PostgreSQL's PG_MODULE_MAGIC).
+ * What KPE_PLUGIN_MAGIC records: the version and the struct sizes the
+ * plugin was built with. Members are only ever appended; size comes
+ * first so that any server can read any plugin's magic.
+ */
+struct kpe_plugin_magic {
+    size_t size; /* sizeof(struct kpe_plugin_magic) of the plugin's header */
+    int api_major;
+    int api_minor;
+    size_t host_size; /* sizeof(struct kpe_plugin_host) it was built with */
+};
+
+/*
+ * Put KPE_PLUGIN_MAGIC once in a plugin (file scope, followed by ';'): it
+ * defines the function kpe_plugin_magic() that the server calls before
+ * anything else (PostgreSQL's PG_MODULE_MAGIC).
  */
 #define KPE_PLUGIN_MAGIC                                                       \
-    const int kpe_plugin_api_version = KPE_PLUGIN_API_VERSION
-extern const int kpe_plugin_api_version;
-#define KPE_PLUGIN_MAGIC_SYMBOL "kpe_plugin_api_version"
+    const struct kpe_plugin_magic *kpe_plugin_magic(void)                      \
+    {                                                                          \
+        static const struct kpe_plugin_magic m = {                             \
+            sizeof(struct kpe_plugin_magic), KPE_PLUGIN_API_MAJOR,             \
+            KPE_PLUGIN_API_MINOR, sizeof(struct kpe_plugin_host)               \
+        };                                                                     \
+        return &m;                                                             \
+    }                                                                          \
+    extern int kpe_plugin_magic_needs_a_semicolon
+#define KPE_PLUGIN_MAGIC_SYMBOL "kpe_plugin_magic"
 #define KPE_PLUGIN_ENTRY_SYMBOL "kpe_plugin_init"
+struct kpe_plugin_host;
+const struct kpe_plugin_magic *kpe_plugin_magic(void);
 
 /* Opaque: read through the accessors of struct kpe_plugin_host. */
 struct kpe_pod;
@@ -89,22 +116,31 @@ struct kpe_plugin_arg_field {
     const char *name; /* JSON key; INI key "<argument key>.<name>" */
     int type;         /* enum kpe_plugin_arg_type */
     size_t offset;    /* of the member in the plugin's argument struct */
-    const char *def;  /* the default, as `list` shows it; NULL: none */
+    /* The default, applied by the server and shown by `list` and `check`:
+     * any string; "true" or "false"; a decimal; "[]". NULL: none (zero). */
+    const char *def;
 };
 
 /*
  * The argument {"argument": {"<key>": {fields...}}}. The server reads it
  * from JSON, YAML or INI into a zeroed struct of `size` bytes (strings
- * live as long as the policy) and hands that struct to the filter or
- * score function as `arg`; when an entry gives no argument, arg is NULL.
+ * live as long as the policy), sets every field the entry left out to its
+ * `def`, and hands that struct to the filter or score function as `arg`;
+ * an entry without an argument gets the defaults alone (arg is never
+ * NULL for a descriptor with an argument).
  */
 struct kpe_plugin_args {
     const char *key; /* "rdmaAware": unique among every argument key */
-    size_t size;
+    size_t size;     /* of the plugin's argument struct */
     const struct kpe_plugin_arg_field *fields;
     size_t n_fields;
     const char *note; /* one line for `list` */
 };
+/*
+ * struct kpe_plugin_args and struct kpe_plugin_arg_field never grow (an
+ * array's stride is its element's size): a later minor that needs more
+ * adds a new struct, reached from a member appended to a descriptor.
+ */
 
 /*
  * Filter and score functions run on the server's worker threads, several
@@ -125,7 +161,14 @@ typedef int kpe_filter_fn(const void *arg, const struct kpe_pod *pod,
 typedef int kpe_score_fn(const void *arg, const struct kpe_pod *pod,
                          const struct kpe_node *node, int64_t *score);
 
+/*
+ * The descriptors start with their own size: set .size =
+ * sizeof(struct kpe_predicate) (or kpe_priority); the server reads the
+ * members that size covers and takes later ones, appended by a newer
+ * minor, as zero.
+ */
 struct kpe_predicate {
+    size_t size;
     const char *name;           /* the Policy name: unique, [A-Za-z0-9_-] */
     unsigned flags;             /* KPE_USES_NODE_REQUESTED */
     const char *doc;            /* one line for `list` */
@@ -135,6 +178,7 @@ struct kpe_predicate {
 };
 
 struct kpe_priority {
+    size_t size;
     const char *name; /* the Policy name: unique, [A-Za-z0-9_-] */
     unsigned flags;   /* KPE_USES_NODE_REQUESTED, KPE_SCORE_* */
     const char *doc;  /* one line for `list` */
@@ -144,21 +188,28 @@ struct kpe_priority {
 
 /*
  * What the server hands kpe_plugin_init; the pointer stays valid while the
- * plugin is loaded, so a plugin may keep it. The register functions copy
- * nothing: the descriptor must outlive the plugin. They return 0, or -1
- * when the server refuses it (the reason is reported by the server); the
+ * plugin is loaded, so a plugin may keep it. A server of a newer minor
+ * hands a longer table: a plugin reads only the members its header has
+ * (size says how many the server filled). A member marked "1.1" exists
+ * from minor 1 on. The register functions keep
+ * pointers into the descriptor: it must outlive the plugin. They return 0, or
+ * -1 when the server refuses it (the reason is reported by the server); the
  * plugin then returns nonzero from kpe_plugin_init. Registration happens
  * once, at start, before any policy is read and before any thread runs.
  *
  * The accessors may be called from several threads at once, only from
  * inside a filter or score call, with that call's pod and node. Strings
  * they return live as long as the call. Resource amounts: "cpu" in
- * millicores, "memory" and "ephemeral-storage" in bytes, "pods" and
- * extended resources as counts; 0 when absent.
+ * millicores, "memory" and "ephemeral-storage" in bytes, extended
+ * resources as counts; 0 when absent. "pods" counts pods: a pod requests
+ * 1, a node's requested "pods" is the number of pods on it, its
+ * allocatable "pods" the most it takes.
  */
 struct kpe_plugin_host {
-    int api_version; /* KPE_PLUGIN_API_VERSION of the server */
-    void *ctx;       /* the server's, for the register functions */
+    size_t size;   /* sizeof(struct kpe_plugin_host) of the server */
+    int api_major; /* the server's KPE_PLUGIN_API_MAJOR */
+    int api_minor; /* the server's KPE_PLUGIN_API_MINOR */
+    void *ctx;     /* the server's, for the register functions */
     int (*register_predicate)(const struct kpe_plugin_host *host,
                               const struct kpe_predicate *p);
     int (*register_priority)(const struct kpe_plugin_host *host,
@@ -181,10 +232,16 @@ struct kpe_plugin_host {
      * KPE_USES_NODE_REQUESTED on the descriptor). */
     int64_t (*node_requested)(const struct kpe_node *node,
                               const char *resource);
+    /* ---- 1.0 ends here; a minor appends below, never above ---- */
+
+    /* 1.1: spec.priority, 0 when unset (corev1helpers.PodPriority). */
+    int32_t (*pod_priority)(const struct kpe_pod *pod);
+    /* 1.1: 1 when spec.unschedulable (cordoned), else 0. */
+    int (*node_unschedulable)(const struct kpe_node *node);
 };
 
 /* The entry point every plugin defines. Returns 0 on success. */
-int kpe_plugin_init(const struct kpe_plugin_host *host, int api_version);
+int kpe_plugin_init(const struct kpe_plugin_host *host);
 
 #ifdef __cplusplus
 }

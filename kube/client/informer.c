@@ -65,16 +65,6 @@ static const struct kube_resource resources[] = {
 
 #define N_RESOURCES (sizeof(resources) / sizeof(resources[0]))
 
-const struct kube_resource *kube_resource_for(enum kube_kind kind)
-{
-    size_t i;
-
-    for (i = 0; i < N_RESOURCES; i++)
-        if (resources[i].kind == kind)
-            return &resources[i];
-    return NULL;
-}
-
 /* ---- lines and events ---- */
 
 static int take_line(const char *p, size_t n, kube_line_fn *fn, void *arg)

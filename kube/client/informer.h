@@ -66,9 +66,6 @@ struct kube_resource {
     const char *path; /* "/api/v1/pods": cluster-wide, all namespaces */
 };
 
-/* The row for kind, or NULL when kind is not watched. */
-const struct kube_resource *kube_resource_for(enum kube_kind kind);
-
 /* A bit per kind for kube_informer_opts.kinds. */
 #define KUBE_KIND_BIT(k) (1u << (unsigned)(k))
 /* The eleven kinds the cache keeps (everything but KUBE_KIND_UNKNOWN). */

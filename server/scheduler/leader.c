@@ -410,11 +410,6 @@ int leader_start(struct leader_elector *le, struct err *e)
     return 0;
 }
 
-bool leader_is_leading(struct leader_elector *le)
-{
-    return atomic_load(&le->leading);
-}
-
 /* release(): hand the lease back so a standby need not wait for it. */
 static void release(struct leader_elector *le)
 {

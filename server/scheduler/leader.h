@@ -122,9 +122,6 @@ struct leader_elector {
  */
 int leader_start(struct leader_elector *le, struct err *e);
 
-/* Whether this candidate holds the lease now. */
-bool leader_is_leading(struct leader_elector *le);
-
 /*
  * Stop campaigning; a leader releases the Lease (holder "", duration
  * 1 s) so a standby takes over at once. Idempotent.

@@ -6,6 +6,10 @@
 # it must build, its test must pass, and the Policy readers and writers
 # (JSON and INI), check, list and explain must know the new name and its
 # argument, with errors that name the path.
+# Second case: a predicate made by copying predicates/high_comm.c (its
+# name, reason and argument key renamed; the argument has defaults) is
+# again its file, its test and one registry line, and the framework gives
+# the copy its argument's defaults.
 . "$(dirname "$0")/lib.sh"
 
 W="$T_TMP/tree"
@@ -78,4 +82,47 @@ run "explain runs it" 0 "$B" explain --policy "$T_TMP/p.json" \
     --cluster "$T_TMP/cluster.json" --pod "$T_TMP/pod.json"
 contains "explain: the rack outside the list fails with the reason" out \
     "node(s) are not in the pod's racks"
+
+# ---- 2. a copy of high_comm.c ----
+W1="$T_TMP/before-copy"
+mkdir -p "$W1"
+tar -C "$W" --exclude=./build --exclude=./bin -cf - . | tar -C "$W1" -xf -
+rename() { # the identity of the copy: name, descriptor, key, reason
+    sed -e 's/HighCommPodFilter/GpuFabricFilter/g' \
+        -e 's/pred_high_comm_pod_filter/pred_gpu_fabric_filter/g' \
+        -e 's/"highComm"/"gpuFabric"/g' \
+        -e 's/Node does not support RDMA/node(s) are off the GPU fabric/g' "$@"
+}
+rename predicates/high_comm.c >"$W/predicates/gpu_fabric.c"
+rename tests/test_pred_high_comm.c >"$W/tests/test_pred_gpu_fabric.c"
+sed -i 's|^    /\* one line per descriptor, above this one \*/|    X(gpu_fabric_filter) \\\n&|' \
+    "$W/predicates/registry.c"
+run "the copy: only the table line differs" 1 diff -r -x build -x bin \
+    -x gpu_fabric.c -x test_pred_gpu_fabric.c "$W1" "$W"
+contains "the copy: the diff is one added line" out \
+    "> $(printf '    X(gpu_fabric_filter) \\')"
+if [ "$(grep -c '^[<>]' "$T_TMP/out")" -eq 1 ]; then ok "the copy: nothing else changed"
+else not_ok "the copy: nothing else changed" "$(head -c 400 "$T_TMP/out")"; fi
+run "the copy builds" 0 make -C "$W" -s bin/kube-policy-extender \
+    build/opt/tests/test_pred_gpu_fabric
+run "the copy's test passes" 0 "$W/build/opt/tests/test_pred_gpu_fabric"
+run "list knows the copy" 0 "$B" list
+contains "list: the copy's row" out "  GpuFabricFilter [ours]"
+contains "list: the copy's argument" out "  gpuFabric (predicate argument)"
+contains "list: its default" out "podLabel: string, default high-comm"
+printf '{"kind":"Policy","apiVersion":"v1","predicates":[{"name":"GpuFabricFilter"}],"priorities":[]}' \
+    >"$T_TMP/copy.json"
+run "check: the copy without an argument" 0 "$B" check "$T_TMP/copy.json"
+contains "check shows the defaults it runs with" out \
+    "args: podLabel=high-comm nodeLabel=node.kubernetes.io/rdma-enabled nodeLabelValue=true"
+printf '{"kind":"Policy","apiVersion":"v1","predicates":[{"name":"Fabric","argument":{"gpuFabric":{"nodeLabel":"topology.example.com/rack","nodeLabelValue":"r2"}}}],"priorities":[]}' \
+    >"$T_TMP/copy-arg.json"
+printf '{"kind":"Pod","metadata":{"name":"p","namespace":"default","labels":{"high-comm":""}},"spec":{"containers":[{"name":"c"}]}}' >"$T_TMP/hc-pod.json"
+run "explain: the copy under a custom name, by its key" 0 "$B" explain \
+    --policy "$T_TMP/copy-arg.json" --cluster "$T_TMP/cluster.json" \
+    --pod "$T_TMP/hc-pod.json"
+contains "explain: the copy's reason on the other rack" out \
+    "Fabric: node(s) are off the GPU fabric"
+contains "explain: the default pod label with the given node label" out \
+    "Selected: b"
 finish

@@ -24,7 +24,8 @@ run "top-level help names list" 0 "$KPE_BIN" --help
 contains "top-level help names list" out "  list "
 
 # Registry row names and aliases, from the C sources: the macro each row
-# of pred_rows[]/prio_rows[] and each alias uses, resolved in the headers.
+# of pred_rows[]/prio_rows[] and each alias uses, resolved in the headers
+# or in the plugin's own file.
 cat >"$T_TMP/names.py" <<'EOF'
 import glob, re, sys
 def macros(h):
@@ -34,13 +35,14 @@ def descriptors(folder, kind, m):
     out = []
     for c in sorted(glob.glob(folder + '/*.c')):
         pat = r'const struct %s_def %s_\w+ = \{(.*?)\n\};' % (kind, kind)
+        mc = dict(m, **macros(c))
         for body in re.findall(pat, open(c).read(), re.S):
-            out.append(m[re.search(r'\.name = (\w+)', body).group(1)])
+            out.append(mc[re.search(r'\.name = (\w+)', body).group(1)])
             al = re.search(r'\.aliases = \(const char \*const\[\]\)\{([^}]*)\}',
                            body)
             if al:
-                out += [m[x] for x in re.findall(r'(?:PRED|PRIO)_NAME_\w+',
-                                                 al.group(1))]
+                out += [mc[x] for x in re.findall(r'\b(?!NULL\b)[A-Z]\w+',
+                                                  al.group(1))]
     return out
 names = descriptors('predicates', 'pred', macros('predicates/predicates.h'))
 names += descriptors('priorities', 'prio', macros('priorities/priorities.h'))

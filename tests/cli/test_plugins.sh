@@ -274,12 +274,21 @@ refused "a shared object without an entry point" \
     --plugin "$PL/no_entry.so"
 bad no_magic -DNO_MAGIC -DPRED=X
 refused "a plugin without KPE_PLUGIN_MAGIC" \
-    "kube-policy-extender: --plugin $PL/no_magic.so: no KPE_PLUGIN_MAGIC (symbol kpe_plugin_api_version): rebuild it against kube-policy-extender/plugin.h" \
+    "kube-policy-extender: --plugin $PL/no_magic.so: no KPE_PLUGIN_MAGIC (function kpe_plugin_magic()): rebuild it against kube-policy-extender/plugin.h" \
     --plugin "$PL/no_magic.so"
+bad old_magic -DOLD_MAGIC -DPRED=X
+refused "a plugin with the data-symbol magic of before major.minor" \
+    "kube-policy-extender: --plugin $PL/old_magic.so: no KPE_PLUGIN_MAGIC (function kpe_plugin_magic()): rebuild it against kube-policy-extender/plugin.h" \
+    --plugin "$PL/old_magic.so"
+SERVER_ABI=$(sed -n 's/^#define KPE_PLUGIN_API_MAJOR \([0-9]*\)$/\1/p' include/kube-policy-extender/plugin.h).$(sed -n 's/^#define KPE_PLUGIN_API_MINOR \([0-9]*\)$/\1/p' include/kube-policy-extender/plugin.h)
 bad v99 -DBAD_VERSION -DPRED=X
-refused "a plugin for another API version" \
-    "kube-policy-extender: --plugin $PL/v99.so: built for plugin API version 99, this server speaks version 1" \
+refused "a plugin for another API major" \
+    "kube-policy-extender: --plugin $PL/v99.so: built for plugin API 99.0, this server speaks $SERVER_ABI: another major; rebuild it against this server's plugin.h" \
     --plugin "$PL/v99.so"
+bad newer -DNEWER_MINOR -DPRED=X
+refused "a plugin for a newer minor" \
+    "kube-policy-extender: --plugin $PL/newer.so: built for plugin API ${SERVER_ABI%.*}.$((${SERVER_ABI#*.} + 1)), this server speaks $SERVER_ABI: a newer minor; upgrade the server or rebuild the plugin against its plugin.h" \
+    --plugin "$PL/newer.so"
 bad fail -DFAIL_INIT
 refused "a plugin whose init fails" \
     "kube-policy-extender: --plugin $PL/fail.so: kpe_plugin_init() failed (returned 7)" \

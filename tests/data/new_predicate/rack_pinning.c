@@ -50,7 +50,7 @@ static int parse_rack_pinning(const void *written, struct arena *a,
 {
     (void)a;
     (void)e;
-    out->u.custom = written;
+    out->value = written;
     return 0;
 }
 
@@ -60,7 +60,7 @@ static enum pred_code rack_pinning_filter(const struct pred_cycle *cy,
                                           struct pred_result *r)
 {
     const struct pred_args *pa = args;
-    const struct rack_pinning_arg *arg = pa ? pa->u.custom : NULL;
+    const struct rack_pinning_arg *arg = pa ? pa->value : NULL;
     const char *label =
         arg && arg->label ? arg->label : "topology.example.com/rack";
     const char *rack;
@@ -87,7 +87,6 @@ static const struct pred_plugin rack_pinning_plugin = {
 const struct pred_def pred_rack_pinning = {
     .name = "RackPinning",
     .flags = PRED_EXTENSION,
-    .args_kind = PRED_ARGS_CUSTOM,
     .args = &rack_pinning_schema,
     .parse_args = parse_rack_pinning,
     .own = &rack_pinning_plugin,

@@ -3,7 +3,9 @@
  * tests/cli/test_plugins.sh. One source, one fault per -D switch:
  *   -DNO_ENTRY      no kpe_plugin_init
  *   -DNO_MAGIC      no KPE_PLUGIN_MAGIC
- *   -DBAD_VERSION   built for API version 99
+ *   -DBAD_VERSION   built for API major 99
+ *   -DNEWER_MINOR   built for a minor above the server's
+ *   -DOLD_MAGIC     the data symbol magic of before major.minor
  *   -DFAIL_INIT     kpe_plugin_init returns 7
  *   -DPRED=Name     registers a predicate of that name
  *   -DPRIO=Name     registers a priority of that name
@@ -19,8 +21,23 @@
 #define STR(x)  #x
 #define XSTR(x) STR(x)
 
+#if defined(BAD_VERSION) || defined(NEWER_MINOR)
 #ifdef BAD_VERSION
-const int kpe_plugin_api_version = 99;
+#define MAJOR 99
+#define MINOR 0
+#else
+#define MAJOR KPE_PLUGIN_API_MAJOR
+#define MINOR (KPE_PLUGIN_API_MINOR + 1)
+#endif
+const struct kpe_plugin_magic *kpe_plugin_magic(void)
+{
+    static const struct kpe_plugin_magic m = { sizeof(struct kpe_plugin_magic),
+                                               MAJOR, MINOR,
+                                               sizeof(struct kpe_plugin_host) };
+    return &m;
+}
+#elif defined(OLD_MAGIC)
+const int kpe_plugin_api_version = 1;
 #elif !defined(NO_MAGIC)
 KPE_PLUGIN_MAGIC;
 #endif
@@ -75,18 +92,24 @@ static const struct kpe_plugin_args bad_args = {
 
 #ifdef PRED
 static const struct kpe_predicate pred = {
-    XSTR(PRED), 0,    "test", (const char *const[]){ "test reason", NULL },
-    fits,       ARGS,
+    sizeof(struct kpe_predicate),
+    XSTR(PRED),
+    0,
+    "test",
+    (const char *const[]){ "test reason", NULL },
+    fits,
+    ARGS,
 };
 #endif
 #ifdef PRIO
-static const struct kpe_priority prio = { XSTR(PRIO), 0, "test", zero, NULL };
+static const struct kpe_priority prio = {
+    sizeof(struct kpe_priority), XSTR(PRIO), 0, "test", zero, NULL
+};
 #endif
 
 #ifndef NO_ENTRY
-int kpe_plugin_init(const struct kpe_plugin_host *h, int api_version)
+int kpe_plugin_init(const struct kpe_plugin_host *h)
 {
-    (void)api_version;
     (void)bad_fields;
 #ifdef FAIL_INIT
     return 7;

@@ -31,7 +31,7 @@ TSAN     := -O1 -fsanitize=thread -fno-omit-frame-pointer
 # is the same before and after scripts/relayout.py (issue 16); objects
 # mirror them under build/<flavour>/. The binary's main() is the one
 # main.c under server/.
-SRC_DIRS  := kube framework predicates priorities policy engine server
+SRC_DIRS  := kube framework predicates priorities policy engine whatif server
 ALL_SRCS  := $(sort $(shell find $(SRC_DIRS) -name '*.c' 2>/dev/null))
 MAIN_SRC  := $(filter %/main.c,$(filter server/%,$(ALL_SRCS)))
 ifneq ($(words $(MAIN_SRC)),1)

@@ -9,6 +9,7 @@
 #include "kube/client/informer.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -606,7 +607,8 @@ static void finish_list(struct informer *inf, CURLcode rc)
         inf->listed_once = true;
         clear_error(inf);
         count(hub, &hub->status.lists, 1);
-        wait_then(inf, 0);
+        /* list_only: a one-shot list; this informer is done. */
+        wait_then(inf, hub->o.list_only ? HUGE_VAL : 0);
         return;
     }
     failure_text(inf, rc, msg, sizeof(msg));

@@ -86,6 +86,7 @@ struct kube_informer_opts {
     long watch_idle_s;    /* low-speed limit: a watch silent this long is
                              re-established [150] */
     long list_timeout_ms; /* per list page [the client's request timeout] */
+    bool list_only;       /* list each kind once, never watch */
     kube_log_fn *log;     /* NULL: stderr */
     void *log_arg;
 };

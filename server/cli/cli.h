@@ -26,6 +26,9 @@ cli_fn cli_convert;
 /* `explain --policy P --cluster C --pod POD`: the what-if tool. */
 cli_fn cli_explain;
 
+/* `simulate --policy P --pod POD [--replicas N | --until-unschedulable]`. */
+cli_fn cli_simulate;
+
 /* `list [--output json]`: the registries, as a Policy reference. */
 cli_fn cli_list;
 

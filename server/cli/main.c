@@ -19,6 +19,8 @@ static const struct cli_command commands[] = {
       "KubeSchedulerConfiguration)" },
     { "explain", cli_explain,
       "show how a Policy filters and scores one pod on a cluster" },
+    { "simulate", cli_simulate,
+      "place pods in order as the scheduler would (capacity, what-if)" },
     { "list", cli_list, "list every predicate and priority a Policy may name" },
     { "schedule", cli_schedule,
       "schedule pending pods with a Policy and bind them (a scheduler)" },

@@ -1,0 +1,45 @@
+/*
+ * cli_whatif.h: what simulate and diff print alike: a placement (text
+ * and JSON), nodes' utilisation before and after, the options both take.
+ */
+#ifndef SERVER_CLI_CLI_WHATIF_H
+#define SERVER_CLI_CLI_WHATIF_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "kube/base/json_writer.h"
+#include "kube/cluster/cluster.h"
+#include "whatif/place.h"
+
+/* "NS/NAME" of a pod, from a. */
+const char *cli_pod_ref(struct arena *a, const struct kube_pod *p);
+
+/* {"pod", "node", "message", "topPredicate", "topPredicateNodes"}. */
+void cli_json_placement(struct jsonw *w, struct arena *a,
+                        const struct whatif_placement *pl);
+
+/*
+ * "nodes": [{"name", "allocatable": {"cpu", "memory", "pods"}, and one
+ * object per state ("before", "after" or the given names) with the same
+ * three requests}], CPU in millicores, memory in bytes. u[k][i] is node
+ * i of c under state k.
+ */
+void cli_json_usage(struct jsonw *w, const struct cluster *c,
+                    const char *const *names,
+                    const struct whatif_usage *const *u, size_t n_states);
+
+/*
+ * A table of the nodes whose requests differ between u0 and u1 (all
+ * nodes when all is set): CPU, memory and pods as "before -> after" of
+ * allocatable.
+ */
+void cli_text_usage(FILE *f, const struct cluster *c,
+                    const struct whatif_usage *u0,
+                    const struct whatif_usage *u1, const char *h0,
+                    const char *h1, bool all);
+
+/* Print a jsonw document to stdout; -1 when out of memory. */
+int cli_json_print(struct jsonw *w);
+
+#endif

@@ -29,6 +29,9 @@ cli_fn cli_explain;
 /* `simulate --policy P --pod POD [--replicas N | --until-unschedulable]`. */
 cli_fn cli_simulate;
 
+/* `diff --policy A (--policy B | --config KSC)`: exit 1 on a difference. */
+cli_fn cli_diff;
+
 /* `list [--output json]`: the registries, as a Policy reference. */
 cli_fn cli_list;
 

@@ -21,6 +21,9 @@ static const struct cli_command commands[] = {
       "show how a Policy filters and scores one pod on a cluster" },
     { "simulate", cli_simulate,
       "place pods in order as the scheduler would (capacity, what-if)" },
+    { "diff", cli_diff,
+      "compare where pods land under two Policies (or a Policy and a "
+      "KubeSchedulerConfiguration)" },
     { "list", cli_list, "list every predicate and priority a Policy may name" },
     { "schedule", cli_schedule,
       "schedule pending pods with a Policy and bind them (a scheduler)" },

@@ -1,6 +1,7 @@
 # whatif_cluster.sh: a small cluster for the simulate and diff tests:
-# three 2-CPU nodes in zones a, b, c (node-1 runs a 1-CPU pod), one
-# pending pod, and the pods and Policies the tests place them with.
+# three 2-CPU nodes in zones a, b, c (node-1 runs a 1-CPU pod), two
+# pending pods (1.5 CPU, then 0.5 CPU), and the pods and Policies the
+# tests place them with.
 # shellcheck shell=sh
 W="$T_TMP/w"
 mkdir -p "$W"
@@ -33,7 +34,8 @@ def pod(name, cpu, node=None, labels=None, ts="2024-01-01T00:00:00Z",
     return p
 items = [node("node-1", "a"), node("node-2", "b"), node("node-3", "c"),
          pod("running", "1", "node-1", ts="2024-01-01T00:00:00Z"),
-         pod("pending", "1500m", ts="2024-01-01T00:00:05Z")]
+         pod("pending", "1500m", ts="2024-01-01T00:00:05Z"),
+         pod("small", "500m", ts="2024-01-01T00:00:10Z")]
 json.dump({"kind": "List", "apiVersion": "v1", "items": items},
           open(out + "/cluster.json", "w"), indent=1)
 json.dump(pod("one-cpu", "1"), open(out + "/one-cpu.json", "w"))

@@ -39,6 +39,17 @@ void cli_text_usage(FILE *f, const struct cluster *c,
                     const struct whatif_usage *u1, const char *h0,
                     const char *h1, bool all);
 
+/*
+ * explain --all-pending on objs (cmd_explain_pending.c): the pending pods
+ * of scheduler sched (NULL: default-scheduler), printed as text or JSON.
+ * 0, or -1 with e set.
+ */
+struct policy;
+struct whatif_inputs;
+int cli_explain_pending(const struct policy *p, const struct whatif_inputs *in,
+                        const struct kube_objects *objs, const char *sched,
+                        bool json, struct arena *a, struct err *e);
+
 /* Print a jsonw document to stdout; -1 when out of memory. */
 int cli_json_print(struct jsonw *w);
 

@@ -19,11 +19,15 @@
 #include "engine/evaluate.h"
 #include "engine/feature_gates.h"
 #include "engine/engine_fit_error.h"
+#include "server/cli/cli_whatif.h"
 #include "whatif/inputs.h"
+#include "whatif/why.h"
 
 struct explain_opts {
     const char *policy;
     const char *pod;
+    bool all_pending;
+    const char *sched; /* --scheduler-name of --all-pending */
     struct whatif_inputs in;
     int json;
     struct policy_load_opts load;
@@ -49,6 +53,12 @@ static void explain_usage(FILE *f)
             "whose pod template\n"
             "                   is used), or a pod of the cluster: NS/NAME, "
             "pod/NAME, NAME\n"
+            "  --all-pending    instead of --pod: one line per pending pod "
+            "(its summary, the\n"
+            "                   predicate that rejected most nodes, "
+            "kube-scheduler's event)\n"
+            "  --scheduler-name NAME  the pods of --all-pending (default "
+            "default-scheduler)\n"
             "  --output FORMAT  text (default) or json\n"
             "  --compat legacy  accept predicates v1.22 dropped\n"
             "  --feature-gates LIST  v1.22 gates, e.g. "
@@ -72,6 +82,10 @@ static int parse_args(int argc, char **argv, struct explain_opts *o)
             explain_usage(stdout);
             return 1;
         }
+        if (!strcmp(a, "--all-pending")) {
+            o->all_pending = true;
+            continue;
+        }
         if (i + 1 >= argc) {
             fprintf(stderr, "explain: %s: needs a value (see --help)\n", a);
             return 2;
@@ -81,6 +95,8 @@ static int parse_args(int argc, char **argv, struct explain_opts *o)
             o->policy = v;
         } else if (!strcmp(a, "--pod")) {
             o->pod = v;
+        } else if (!strcmp(a, "--scheduler-name")) {
+            o->sched = v;
         } else if ((rc = whatif_inputs_option(&o->in, a, v, &e)) != 0) {
             if (rc < 0) {
                 fprintf(stderr, "explain: %s\n", e.msg);
@@ -106,9 +122,14 @@ static int parse_args(int argc, char **argv, struct explain_opts *o)
             return 2;
         }
     }
-    if (!o->policy || !o->pod) {
-        fprintf(stderr, "explain: --policy and --pod are "
+    if (!o->policy || !o->pod == !o->all_pending) {
+        fprintf(stderr, "explain: --policy and --pod (or --all-pending) are "
                         "required (see --help)\n");
+        return 2;
+    }
+    if (o->sched && !o->all_pending) {
+        fprintf(stderr, "explain: --scheduler-name chooses the pods of "
+                        "--all-pending\n");
         return 2;
     }
     return 0;
@@ -198,8 +219,36 @@ static void json_node(struct jsonw *w, const struct eval_result *r,
     jsonw_end_object(w);
 }
 
+/* kube-scheduler's word on a pending pod, when there is one to ask. */
+struct why {
+    bool asked; /* live, and the pod is pending */
+    const struct whatif_event *ev;
+    bool agree;
+};
+
+static void json_why(struct jsonw *w, const struct why *y)
+{
+    jsonw_key(w, "event");
+    if (y->ev) {
+        jsonw_begin_object(w);
+        jsonw_key(w, "message");
+        jsonw_string(w, y->ev->message);
+        jsonw_key(w, "time");
+        jsonw_string(w, y->ev->time);
+        jsonw_end_object(w);
+    } else {
+        jsonw_null(w);
+    }
+    jsonw_key(w, "agree");
+    if (y->ev)
+        jsonw_bool(w, y->agree);
+    else
+        jsonw_null(w);
+}
+
 static int print_json(struct arena *a, const struct kube_pod *pod,
-                      const struct eval_result *r, const struct prio_plan *plan)
+                      const struct eval_result *r, const struct prio_plan *plan,
+                      const struct why *y)
 {
     struct jsonw w;
     char *out;
@@ -224,6 +273,7 @@ static int print_json(struct arena *a, const struct kube_pod *pod,
         jsonw_string(&w, r->nodes[r->selected].ni->node->name);
     else
         jsonw_null(&w);
+    json_why(&w, y);
     jsonw_end_object(&w);
     out = jsonw_take(&w, NULL);
     if (!out)
@@ -235,7 +285,7 @@ static int print_json(struct arena *a, const struct kube_pod *pod,
 
 static void print_text(struct arena *a, const struct kube_pod *pod,
                        const struct eval_result *r,
-                       const struct prio_plan *plan)
+                       const struct prio_plan *plan, const struct why *y)
 {
     size_t i, k, f, width = 4;
 
@@ -286,6 +336,37 @@ static void print_text(struct arena *a, const struct kube_pod *pod,
     printf("\nSelected: %s\n", r->selected >= 0
                                    ? r->nodes[r->selected].ni->node->name
                                    : "(none: no feasible node)");
+    if (!y->asked)
+        return;
+    if (!y->ev) {
+        printf("\nkube-scheduler: no FailedScheduling event for this pod\n");
+        return;
+    }
+    printf("\nkube-scheduler (FailedScheduling, %s): %s\n", y->ev->time,
+           y->ev->message);
+    printf("Agreement: %s\n",
+           y->agree ? "yes, the same nodes fail for the same reasons"
+                    : "NO: kube-scheduler's message differs from ours");
+}
+
+/* Ask the API server about a pending pod named by reference. */
+static int ask_why(struct explain_opts *o, const struct kube_pod *pod,
+                   bool from_file, const struct eval_result *r, struct arena *a,
+                   struct why *y, struct err *e)
+{
+    struct whatif_events ev;
+
+    memset(y, 0, sizeof(*y));
+    if (!o->in.client || from_file || pod->node_name[0])
+        return 0;
+    y->asked = true;
+    if (whatif_events_list(o->in.client, pod->namespace, pod->name, a, &ev, e) <
+        0)
+        return -1;
+    y->ev = whatif_events_for(&ev, pod);
+    y->agree =
+        y->ev && whatif_fit_messages_agree(fit_summary(a, r), y->ev->message);
+    return 0;
 }
 
 static int run(struct explain_opts *o, struct arena *a, struct err *e)
@@ -299,12 +380,18 @@ static int run(struct explain_opts *o, struct arena *a, struct err *e)
     const struct node_info **nodes;
     size_t i;
     bool from_file;
+    struct why y;
     int rc = -1;
 
     if (policy_load_file(o->policy, &o->load, &p, e) < 0)
         return -1;
-    if (whatif_inputs_load(&o->in, p->needs, a, &objs, e) < 0 ||
-        whatif_inputs_pod(&o->in, o->pod, &objs, a, &pod, &from_file, e) < 0)
+    if (whatif_inputs_load(&o->in, p->needs, a, &objs, e) < 0)
+        goto out_policy;
+    if (o->all_pending) {
+        rc = cli_explain_pending(p, &o->in, &objs, o->sched, o->json, a, e);
+        goto out_policy;
+    }
+    if (whatif_inputs_pod(&o->in, o->pod, &objs, a, &pod, &from_file, e) < 0)
         goto out_policy;
     if (cluster_build(&c, &objs, e) < 0)
         goto out_policy;
@@ -320,13 +407,15 @@ static int run(struct explain_opts *o, struct arena *a, struct err *e)
                      EVAL_FILTER | EVAL_SCORE, a, &r, e) < 0)
         goto out_cluster;
     apply_no_score_rule(p, &plans.prio, &r);
+    if (ask_why(o, pod, from_file, &r, a, &y, e) < 0)
+        goto out_cluster;
     if (o->json) {
-        if (print_json(a, pod, &r, &plans.prio) < 0) {
+        if (print_json(a, pod, &r, &plans.prio, &y) < 0) {
             err_set(e, "out of memory writing JSON");
             goto out_cluster;
         }
     } else {
-        print_text(a, pod, &r, &plans.prio);
+        print_text(a, pod, &r, &plans.prio, &y);
     }
     rc = 0;
 out_cluster:

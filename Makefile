@@ -208,7 +208,8 @@ build/opt/bench/plugin_cost: build/opt/bench/plugin_cost.o build/opt/libkpe.a
 bench-cache: build/opt/bench/cache_mem
 	build/opt/bench/cache_mem $(BENCH_CLUSTER) $(BENCH_PASSES)
 
-# Install. `make install` puts the binary in $(DESTDIR)$(PREFIX)/bin, the
+# Install. `make install` puts the binary in $(DESTDIR)$(PREFIX)/bin (and
+# links it as kubectl-policy there: `kubectl policy explain|simulate|diff`), the
 # plugin ABI header in $(DESTDIR)$(PREFIX)/include/kube-policy-extender/ and the
 # default policy (policy.json, the full Policy; extender-policy.json, what
 # `serve` answers in the split shape), an example config.ini and the
@@ -239,6 +240,7 @@ install: $(BIN)
 	$(INSTALL) -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SHAREDIR) \
 	    $(DESTDIR)$(PREFIX)/include/kube-policy-extender
 	$(INSTALL) -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/kube-policy-extender
+	ln -sf kube-policy-extender $(DESTDIR)$(PREFIX)/bin/kubectl-policy
 	$(INSTALL) -m 0644 $(PLUGIN_H) $(DESTDIR)$(PREFIX)/$(PLUGIN_H)
 	$(INSTALL) -m 0644 deploy/policy/policy.json $(DESTDIR)$(SHAREDIR)/policy.json
 	$(INSTALL) -m 0644 deploy/policy/extender-policy.json \
@@ -262,6 +264,7 @@ install-systemd: install
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/kube-policy-extender \
+	    $(DESTDIR)$(PREFIX)/bin/kubectl-policy \
 	    $(DESTDIR)$(SYSTEMDDIR)/kube-policy-extender.service
 	rm -rf $(DESTDIR)$(SHAREDIR)
 	rm -f $(DESTDIR)$(PREFIX)/$(PLUGIN_H)

@@ -18,6 +18,7 @@
 #include "server/cli/cli_whatif.h"
 #include "whatif/inputs.h"
 #include "whatif/replay.h"
+#include "whatif/report.h"
 #include "whatif/side.h"
 
 struct diff_opts {
@@ -312,6 +313,100 @@ static int load_sides(struct diff_opts *o, struct diff_sides *d, struct err *e)
     return 0;
 }
 
+/* The report's scores: pod under A on the starting cluster (built in c). */
+static int start_scores(const struct diff_opts *o, const struct diff_sides *d,
+                        const struct kube_objects *objs,
+                        const struct kube_pod *pod, struct cluster *c,
+                        struct arena *a, struct eval_result *out, struct err *e)
+{
+    struct kube_objects nodes_only = *objs;
+    const struct node_info **nodes;
+    struct kube_pod *ask = arena_alloc(a, sizeof(*ask));
+    size_t i;
+
+    if (!ask)
+        return err_set(e, "out of memory");
+    *ask = *pod;
+    ask->node_name = "";
+    if (o->replay) {
+        nodes_only.n_pods = 0;
+        nodes_only.pods = NULL;
+    }
+    if (cluster_build(c, &nodes_only, e) < 0)
+        return -1;
+    nodes = arena_calloc(a, c->n_nodes ? c->n_nodes : 1, sizeof(*nodes));
+    if (!nodes)
+        return err_set(e, "out of memory");
+    for (i = 0; i < c->n_nodes; i++)
+        nodes[i] = &c->nodes[i];
+    return evaluate_pod(&d->plans[0], ask, c, nodes, c->n_nodes,
+                        EVAL_FILTER | EVAL_SCORE, a, out, e);
+}
+
+static int write_report(const struct diff_opts *o, const struct diff_sides *d,
+                        const struct kube_objects *objs, struct arena *a,
+                        struct err *e)
+{
+    static const char *const states[] = { "before", "a", "b" };
+    static const char *const columns[] = { "a", "b" };
+    const struct whatif_usage *u[] = { d->r[0].before, d->r[0].after,
+                                       d->r[1].after };
+    struct whatif_report_row *rows =
+        arena_calloc(a, d->n_diff ? d->n_diff : 1, sizeof(*rows));
+    struct whatif_report rep = { 0 };
+    const struct kube_pod *show = d->n_pods ? d->pods[0] : NULL;
+    struct eval_result scores;
+    struct cluster c;
+    size_t i, k = 0;
+    int rc;
+
+    if (!rows)
+        return err_set(e, "out of memory");
+    for (i = 0; i < d->n_pods; i++) {
+        const struct whatif_placement *pa = &d->r[0].pl[i],
+                                      *pb = &d->r[1].pl[i];
+
+        if (!differs(pa, pb))
+            continue;
+        if (!k)
+            show = pa->pod;
+        rows[k].pod = cli_pod_ref(a, pa->pod);
+        rows[k].node[0] = pa->node;
+        rows[k].node[1] = pb->node;
+        rows[k++].message = pa->message ? pa->message : pb->message;
+    }
+    rep.title = "diff";
+    rep.detail =
+        arena_sprintf(a,
+                      "A: %s; B: %s; %zu of %zu %s pod(s) land "
+                      "differently on %zu node(s) of %s, seed %llu",
+                      d->p[0]->source, d->p[1]->source, d->n_diff, d->n_pods,
+                      o->replay ? "replayed" : "pending", d->r[0].c.n_nodes,
+                      o->in.source, (unsigned long long)o->seed);
+    rep.c = &d->r[0].c;
+    rep.states = states;
+    rep.usage = u;
+    rep.n_states = 3;
+    rep.columns = columns;
+    rep.n_columns = 2;
+    rep.rows = rows;
+    rep.n_rows = k;
+    rep.rows_title = "Pods that land differently";
+    memset(&c, 0, sizeof(c));
+    if (show) {
+        if (start_scores(o, d, objs, show, &c, a, &scores, e) < 0) {
+            cluster_free(&c);
+            return -1;
+        }
+        rep.score_pod = cli_pod_ref(a, show);
+        rep.scores = &scores;
+        rep.plan = &d->plans[0].prio;
+    }
+    rc = whatif_report_write(o->report, &rep, e);
+    cluster_free(&c);
+    return rc;
+}
+
 /* Returns 0 no difference, 1 differences, -1 error (e set). */
 static int run(struct diff_opts *o, struct arena *a, struct err *e)
 {
@@ -348,6 +443,8 @@ static int run(struct diff_opts *o, struct arena *a, struct err *e)
     } else {
         print_text(o, &d, a);
     }
+    if (o->report && write_report(o, &d, &objs, a, e) < 0)
+        goto out;
     rc = d.n_diff ? 1 : 0;
 out:
     for (k = 0; k < 2; k++) {

@@ -18,6 +18,7 @@
 #include "server/cli/cli_whatif.h"
 #include "whatif/inputs.h"
 #include "whatif/place.h"
+#include "whatif/report.h"
 
 #define SIM_MAX_PODS     64
 #define SIM_MAX_REPLICAS 1000000L
@@ -328,8 +329,75 @@ static int print_json(const struct sim_opts *o, const struct sim_run *r,
     return cli_json_print(&w);
 }
 
+/* The first pod's scores on the cluster as it was (for the report). */
+static int first_scores(struct sim_opts *o, const struct kube_objects *objs,
+                        const struct eval_plans *plans, struct sim_run *r,
+                        struct arena *a, struct eval_result *out, struct err *e)
+{
+    const struct node_info **nodes =
+        arena_calloc(a, r->c.n_nodes ? r->c.n_nodes : 1, sizeof(*nodes));
+    const struct kube_pod *pod;
+    struct kube_pod *ask;
+    bool from_file;
+    size_t i;
+
+    if (!nodes || !(ask = arena_alloc(a, sizeof(*ask))))
+        return err_set(e, "out of memory");
+    if (whatif_inputs_pod(&o->in, o->pods[0], objs, a, &pod, &from_file, e) < 0)
+        return -1;
+    *ask = *pod;
+    ask->node_name = "";
+    for (i = 0; i < r->c.n_nodes; i++)
+        nodes[i] = &r->c.nodes[i];
+    r->first = ask;
+    return evaluate_pod(plans, ask, &r->c, nodes, r->c.n_nodes,
+                        EVAL_FILTER | EVAL_SCORE, a, out, e);
+}
+
+static int write_report(const struct sim_opts *o, const struct sim_run *r,
+                        const struct eval_result *scores,
+                        const struct eval_plans *plans, struct arena *a,
+                        struct err *e)
+{
+    static const char *const states[] = { "before", "after" };
+    static const char *const columns[] = { "node" };
+    const struct whatif_usage *u[] = { r->before, r->after };
+    struct whatif_report_row *rows =
+        arena_calloc(a, r->n ? r->n : 1, sizeof(*rows));
+    struct whatif_report rep = { 0 };
+    size_t i;
+
+    if (!rows)
+        return err_set(e, "out of memory");
+    for (i = 0; i < r->n; i++) {
+        rows[i].pod = cli_pod_ref(a, r->pl[i].pod);
+        rows[i].node[0] = r->pl[i].node;
+        rows[i].message = r->pl[i].message;
+    }
+    rep.title = "simulate";
+    rep.detail = arena_sprintf(a,
+                               "%zu of %zu pod(s) placed on %zu node(s) of "
+                               "%s, seed %llu",
+                               r->placed, r->n, r->c.n_nodes, o->in.source,
+                               (unsigned long long)o->seed);
+    rep.c = &r->c;
+    rep.states = states;
+    rep.usage = u;
+    rep.n_states = 2;
+    rep.columns = columns;
+    rep.n_columns = 1;
+    rep.rows = rows;
+    rep.n_rows = r->n;
+    rep.rows_title = "Placements";
+    rep.score_pod = cli_pod_ref(a, r->first);
+    rep.scores = scores;
+    rep.plan = &plans->prio;
+    return whatif_report_write(o->report, &rep, e);
+}
+
 static int run(struct sim_opts *o, struct arena *a, struct err *e)
 {
+    struct eval_result scores;
     struct policy *p = NULL;
     struct kube_objects objs = { 0 };
     struct eval_plans plans;
@@ -349,6 +417,9 @@ static int run(struct sim_opts *o, struct arena *a, struct err *e)
         err_set(e, "out of memory");
         goto out;
     }
+    if (o->report && first_scores(o, &objs, &plans, &r, a, &scores, e) < 0)
+        goto out;
+    r.first = NULL;
     if (place_all(o, &objs, &s, &r, a, e) < 0)
         goto out;
     r.after = whatif_usage_take(&r.c, a);
@@ -364,6 +435,8 @@ static int run(struct sim_opts *o, struct arena *a, struct err *e)
     } else {
         print_text(o, &r, a);
     }
+    if (o->report && write_report(o, &r, &scores, &plans, a, e) < 0)
+        goto out;
     rc = 0;
 out:
     whatif_sim_free(&s);

@@ -156,9 +156,15 @@ bench-e2e: $(BIN)
 	@bin=$$(tests/e2e/k8s-build.sh) && \
 	    KPE_BIN=$(BIN) python3 tests/e2e/bench.py "$$bin/bin"
 
-# Benchmarks are never part of `make test` (see bench/run.sh).
+# Benchmarks are never part of `make test` (see bench/run.sh); the
+# speed targets of explain, simulate and diff follow (bench/whatif.sh).
 bench: $(BIN)
 	bash bench/run.sh
+	bash bench/whatif.sh
+
+.PHONY: bench-whatif
+bench-whatif: $(BIN)
+	bash bench/whatif.sh
 
 FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 

@@ -55,43 +55,64 @@ const char *whatif_top_predicate(const struct eval_result *r, size_t *count)
     return n_names ? names[best] : NULL;
 }
 
+/* Keep what outlives the decision (made in scratch) in s->a. */
+static int keep_failure(struct whatif_sim *s, const struct eval_result *r,
+                        const char *msg, struct whatif_placement *out)
+{
+    const char *top = whatif_top_predicate(r, &out->top_count);
+
+    out->message = msg ? arena_strdup(s->a, msg) : NULL;
+    out->top_predicate = top ? arena_strdup(s->a, top) : NULL;
+    return (msg && !out->message) || (top && !out->top_predicate) ? -1 : 0;
+}
+
 int whatif_place(struct whatif_sim *s, const struct kube_pod *pod,
                  struct whatif_placement *out, struct err *e)
 {
-    struct kube_pod *ask = arena_alloc(s->a, sizeof(*ask)), *bound;
+    struct kube_pod ask = *pod, *bound;
     const struct node_info *ni;
     struct eval_result filtered;
+    struct arena scratch; /* the decision's memory: gone after it */
     const char *msg = NULL;
     int rc;
 
     memset(out, 0, sizeof(*out));
     out->pod = pod;
-    if (!ask)
-        return err_set(e, "out of memory");
-    *ask = *pod;
-    ask->node_name = "";
-    ask->nominated_node_name = NULL;
-    rc = engine_place(&s->placer, s->plans, ask, s->c, s->a, &filtered, &ni,
-                      &msg);
-    if (rc < 0)
-        return err_set(e, "pod %s/%s: %s", pod->namespace, pod->name,
-                       msg ? msg : "out of memory");
-    if (rc > 0) {
-        out->message = msg;
-        out->top_predicate = whatif_top_predicate(&filtered, &out->top_count);
-        return 0;
+    ask.node_name = "";
+    ask.nominated_node_name = NULL;
+    arena_init(&scratch, 0);
+    rc = engine_place(&s->placer, s->plans, &ask, s->c, &scratch, &filtered,
+                      &ni, &msg);
+    if (rc < 0) {
+        err_set(e, "pod %s/%s: %s", pod->namespace, pod->name,
+                msg ? msg : "out of memory");
+        goto out;
     }
+    if (rc > 0) {
+        rc = keep_failure(s, &filtered, msg, out);
+        if (rc < 0)
+            err_set(e, "out of memory");
+        goto out;
+    }
+    rc = -1;
     bound = arena_alloc(s->a, sizeof(*bound));
-    if (!bound)
-        return err_set(e, "out of memory");
-    *bound = *ask;
+    if (!bound) {
+        err_set(e, "out of memory");
+        goto out;
+    }
+    *bound = ask;
     bound->node_name = ni->node->name;
-    if (cluster_add_pod(s->c, bound) < 0)
-        return err_set(e, "out of memory assuming pod %s/%s on %s",
-                       pod->namespace, pod->name, ni->node->name);
+    if (cluster_add_pod(s->c, bound) < 0) {
+        err_set(e, "out of memory assuming pod %s/%s on %s", pod->namespace,
+                pod->name, ni->node->name);
+        goto out;
+    }
     out->node = ni->node->name;
     s->n_placed++;
-    return 0;
+    rc = 0;
+out:
+    arena_destroy(&scratch);
+    return rc;
 }
 
 struct kube_pod *whatif_replica(struct arena *a, const struct kube_pod *pod,

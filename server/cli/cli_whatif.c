@@ -6,6 +6,91 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/feature_gates.h"
+#include "server/cli/cli.h"
+
+void cli_whatif_defaults(struct cli_whatif_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->seed = 1;
+    o->load.warnings = stderr;
+}
+
+int cli_num_option(const char *cmd, const char *opt, const char *v, long lo,
+                   long hi, long *out)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+
+    if (end == v || *end || n < lo || n > hi) {
+        fprintf(stderr,
+                "%s: %s: expected an integer from %ld to %ld, got \"%s\"\n",
+                cmd, opt, lo, hi, v);
+        return -1;
+    }
+    *out = n;
+    return 0;
+}
+
+/* The options that are not the cluster inputs; 1, 0 or -1 as below. */
+static int run_option(const char *cmd, struct cli_whatif_opts *o, const char *a,
+                      const char *v)
+{
+    struct err e;
+    long n;
+
+    if (!strcmp(a, "--seed")) {
+        if (cli_num_option(cmd, a, v, 0, 0x7fffffffffffffffL, &n) < 0)
+            return -1;
+        o->seed = (uint64_t)n;
+    } else if (!strcmp(a, "--percentage-of-nodes-to-score")) {
+        if (cli_num_option(cmd, a, v, 0, 100, &n) < 0)
+            return -1;
+        o->percentage = (int)n;
+    } else if (!strcmp(a, "--output")) {
+        if (strcmp(v, "json") && strcmp(v, "text")) {
+            fprintf(stderr, "%s: --output: expected text or json, got \"%s\"\n",
+                    cmd, v);
+            return -1;
+        }
+        o->json = !strcmp(v, "json");
+    } else if (!strcmp(a, "--report")) {
+        o->report = v;
+    } else if (!strcmp(a, "--feature-gates")) {
+        if (feature_gates_apply(v, &o->load.gates, &e) < 0) {
+            fprintf(stderr, "%s: %s\n", cmd, e.msg);
+            return -1;
+        }
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+int cli_whatif_option(const char *cmd, struct cli_whatif_opts *o, const char *a,
+                      const char *v)
+{
+    struct err e;
+    int rc = run_option(cmd, o, a, v);
+
+    if (rc)
+        return rc;
+    rc = whatif_inputs_option(&o->in, a, v, &e);
+    if (rc < 0)
+        fprintf(stderr, "%s: %s\n", cmd, e.msg);
+    if (rc)
+        return rc;
+    switch (cli_policy_option(a, v, &o->load)) {
+    case 0:
+        return 1;
+    case -1:
+        fprintf(stderr, "%s: bad value: %s %s\n", cmd, a, v);
+        return -1;
+    default:
+        return 0;
+    }
+}
+
 const char *cli_pod_ref(struct arena *a, const struct kube_pod *p)
 {
     return arena_sprintf(a, "%s/%s", p->namespace, p->name);

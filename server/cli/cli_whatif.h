@@ -10,7 +10,34 @@
 
 #include "kube/base/json_writer.h"
 #include "kube/cluster/cluster.h"
+#include "policy/policy.h"
+#include "whatif/inputs.h"
 #include "whatif/place.h"
+
+/* The options simulate and diff share. */
+struct cli_whatif_opts {
+    uint64_t seed;      /* --seed [1] */
+    int percentage;     /* --percentage-of-nodes-to-score [0: adaptive] */
+    bool json;          /* --output json */
+    const char *report; /* --report FILE.html */
+    struct whatif_inputs in;
+    struct policy_load_opts load; /* --compat, --format, --feature-gates */
+};
+
+/* Defaults of the shared options. */
+void cli_whatif_defaults(struct cli_whatif_opts *o);
+
+/*
+ * Option a with value v when it is a shared one (the cluster inputs, the
+ * policy load options included). Returns 1 when taken, 0 when not ours,
+ * -1 on a bad value (printed as "CMD: ...").
+ */
+int cli_whatif_option(const char *cmd, struct cli_whatif_opts *o, const char *a,
+                      const char *v);
+
+/* A whole number from lo to hi into *out; -1 (printed) otherwise. */
+int cli_num_option(const char *cmd, const char *opt, const char *v, long lo,
+                   long hi, long *out);
 
 /* "NS/NAME" of a pod, from a. */
 const char *cli_pod_ref(struct arena *a, const struct kube_pod *p);

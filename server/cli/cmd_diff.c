@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "engine/evaluate.h"
-#include "engine/feature_gates.h"
 #include "kube/base/json_writer.h"
 #include "policy/policy.h"
 #include "server/cli/cli.h"
@@ -29,12 +28,7 @@ struct diff_opts {
     const char *extender_policy; /* what B's extender serves */
     const char *sched;           /* --scheduler-name: which pending pods */
     bool replay;
-    uint64_t seed;
-    int percentage;
-    bool json;
-    const char *report;
-    struct whatif_inputs in;
-    struct policy_load_opts load;
+    struct cli_whatif_opts c; /* the shared options */
 };
 
 static void usage(FILE *f)
@@ -81,25 +75,8 @@ static void usage(FILE *f)
             whatif_inputs_help);
 }
 
-static int num(const char *opt, const char *v, long lo, long hi, long *out)
-{
-    char *end;
-    long n = strtol(v, &end, 10);
-
-    if (end == v || *end || n < lo || n > hi) {
-        fprintf(stderr,
-                "diff: %s: expected an integer from %ld to %ld, got \"%s\"\n",
-                opt, lo, hi, v);
-        return -1;
-    }
-    *out = n;
-    return 0;
-}
-
 static int take(struct diff_opts *o, const char *a, const char *v)
 {
-    struct err e;
-    long n;
     int rc;
 
     if (!strcmp(a, "--policy")) {
@@ -116,35 +93,10 @@ static int take(struct diff_opts *o, const char *a, const char *v)
         o->extender_policy = v;
     } else if (!strcmp(a, "--scheduler-name")) {
         o->sched = v;
-    } else if (!strcmp(a, "--seed")) {
-        if (num(a, v, 0, 0x7fffffffffffffffL, &n) < 0)
+    } else if ((rc = cli_whatif_option("diff", &o->c, a, v)) <= 0) {
+        if (rc < 0)
             return -1;
-        o->seed = (uint64_t)n;
-    } else if (!strcmp(a, "--percentage-of-nodes-to-score")) {
-        if (num(a, v, 0, 100, &n) < 0)
-            return -1;
-        o->percentage = (int)n;
-    } else if (!strcmp(a, "--output")) {
-        if (strcmp(v, "json") && strcmp(v, "text")) {
-            fprintf(stderr,
-                    "diff: --output: expected text or json, got \"%s\"\n", v);
-            return -1;
-        }
-        o->json = !strcmp(v, "json");
-    } else if (!strcmp(a, "--report")) {
-        o->report = v;
-    } else if (!strcmp(a, "--feature-gates")) {
-        if (feature_gates_apply(v, &o->load.gates, &e) < 0) {
-            fprintf(stderr, "diff: %s\n", e.msg);
-            return -1;
-        }
-    } else if ((rc = whatif_inputs_option(&o->in, a, v, &e)) != 0) {
-        if (rc < 0) {
-            fprintf(stderr, "diff: %s\n", e.msg);
-            return -1;
-        }
-    } else if (cli_policy_option(a, v, &o->load) != 0) {
-        fprintf(stderr, "diff: unknown option or bad value: %s %s\n", a, v);
+        fprintf(stderr, "diff: unknown option %s (see --help)\n", a);
         return -1;
     }
     return 0;
@@ -156,8 +108,7 @@ static int parse_args(int argc, char **argv, struct diff_opts *o)
     int i;
 
     memset(o, 0, sizeof(*o));
-    o->load.warnings = stderr;
-    o->seed = 1;
+    cli_whatif_defaults(&o->c);
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
 
@@ -212,8 +163,8 @@ static void print_text(const struct diff_opts *o, const struct diff_sides *d,
 
     printf("A: %s\nB: %s\n", d->p[0]->source, d->p[1]->source);
     printf("%zu %s pod(s) on %zu node(s) of %s, seed %llu\n\n", d->n_pods,
-           o->replay ? "replayed" : "pending", d->r[0].c.n_nodes, o->in.source,
-           (unsigned long long)o->seed);
+           o->replay ? "replayed" : "pending", d->r[0].c.n_nodes,
+           o->c.in.source, (unsigned long long)o->c.seed);
     for (i = 0; i < d->n_pods; i++) {
         const struct whatif_placement *pa = &d->r[0].pl[i];
 
@@ -263,11 +214,11 @@ static int print_json(const struct diff_opts *o, const struct diff_sides *d,
     jsonw_key(&w, "b");
     jsonw_string(&w, d->p[1]->source);
     jsonw_key(&w, "source");
-    jsonw_string(&w, o->in.source);
+    jsonw_string(&w, o->c.in.source);
     jsonw_key(&w, "mode");
     jsonw_string(&w, o->replay ? "replay" : "pending");
     jsonw_key(&w, "seed");
-    jsonw_int(&w, (int64_t)o->seed);
+    jsonw_int(&w, (int64_t)o->c.seed);
     jsonw_key(&w, "pods");
     jsonw_int(&w, (int64_t)d->n_pods);
     jsonw_key(&w, "differences");
@@ -304,8 +255,8 @@ static int load_sides(struct diff_opts *o, struct diff_sides *d, struct err *e)
     struct whatif_side b = { o->config ? NULL : o->policies[1], o->config,
                              o->profile, o->extender_policy };
 
-    if (policy_load_file(o->policies[0], &o->load, &d->p[0], e) < 0 ||
-        whatif_side_load(&b, &o->load, &d->p[1], e) < 0)
+    if (policy_load_file(o->policies[0], &o->c.load, &d->p[0], e) < 0 ||
+        whatif_side_load(&b, &o->c.load, &d->p[1], e) < 0)
         return -1;
     if (eval_plans_build(d->p[0], &d->plans[0], e) < 0 ||
         eval_plans_build(d->p[1], &d->plans[1], e) < 0)
@@ -382,7 +333,7 @@ static int write_report(const struct diff_opts *o, const struct diff_sides *d,
                       "differently on %zu node(s) of %s, seed %llu",
                       d->p[0]->source, d->p[1]->source, d->n_diff, d->n_pods,
                       o->replay ? "replayed" : "pending", d->r[0].c.n_nodes,
-                      o->in.source, (unsigned long long)o->seed);
+                      o->c.in.source, (unsigned long long)o->c.seed);
     rep.c = &d->r[0].c;
     rep.states = states;
     rep.usage = u;
@@ -402,7 +353,7 @@ static int write_report(const struct diff_opts *o, const struct diff_sides *d,
         rep.scores = &scores;
         rep.plan = &d->plans[0].prio;
     }
-    rc = whatif_report_write(o->report, &rep, e);
+    rc = whatif_report_write(o->c.report, &rep, e);
     cluster_free(&c);
     return rc;
 }
@@ -417,8 +368,8 @@ static int run(struct diff_opts *o, struct arena *a, struct err *e)
 
     memset(&d, 0, sizeof(d));
     if (load_sides(o, &d, e) < 0 ||
-        whatif_inputs_load(&o->in, d.p[0]->needs | d.p[1]->needs, a, &objs, e) <
-            0)
+        whatif_inputs_load(&o->c.in, d.p[0]->needs | d.p[1]->needs, a, &objs,
+                           e) < 0)
         goto out;
     if (whatif_pods_to_place(&objs, o->replay, o->sched, a, &d.pods,
                              &d.n_pods) < 0) {
@@ -428,14 +379,14 @@ static int run(struct diff_opts *o, struct arena *a, struct err *e)
     for (k = 0; k < 2; k++) {
         if (whatif_run_pods(&d.plans[k], &objs, o->replay,
                             (const struct kube_pod *const *)d.pods, d.n_pods,
-                            o->percentage, o->seed, a, &d.r[k], e) < 0) {
+                            o->c.percentage, o->c.seed, a, &d.r[k], e) < 0) {
             err_prefix(e, "%s: ", k ? "B" : "A");
             goto out;
         }
     }
     for (i = 0; i < d.n_pods; i++)
         d.n_diff += differs(&d.r[0].pl[i], &d.r[1].pl[i]);
-    if (o->json) {
+    if (o->c.json) {
         if (print_json(o, &d, a) < 0) {
             err_set(e, "out of memory writing JSON");
             goto out;
@@ -443,7 +394,7 @@ static int run(struct diff_opts *o, struct arena *a, struct err *e)
     } else {
         print_text(o, &d, a);
     }
-    if (o->report && write_report(o, &d, &objs, a, e) < 0)
+    if (o->c.report && write_report(o, &d, &objs, a, e) < 0)
         goto out;
     rc = d.n_diff ? 1 : 0;
 out:
@@ -467,7 +418,7 @@ int cli_diff(int argc, char **argv)
     rc = run(&o, &a, &e);
     if (rc < 0)
         fprintf(stderr, "diff: %s\n", e.msg);
-    whatif_inputs_free(&o.in);
+    whatif_inputs_free(&o.c.in);
     arena_destroy(&a);
     return rc < 0 ? 1 : rc;
 }

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "engine/evaluate.h"
-#include "engine/feature_gates.h"
 #include "kube/base/json_writer.h"
 #include "policy/policy.h"
 #include "server/cli/cli.h"
@@ -27,15 +26,10 @@ struct sim_opts {
     const char *policy;
     const char *pods[SIM_MAX_PODS];
     size_t n_pods;
-    long replicas; /* 0: each pod once, under its own name */
-    bool until;    /* --until-unschedulable */
-    long max;      /* --max-replicas */
-    uint64_t seed;
-    int percentage;
-    bool json;
-    const char *report;
-    struct whatif_inputs in;
-    struct policy_load_opts load;
+    long replicas;            /* 0: each pod once, under its own name */
+    bool until;               /* --until-unschedulable */
+    long max;                 /* --max-replicas */
+    struct cli_whatif_opts c; /* the shared options */
 };
 
 static void usage(FILE *f)
@@ -77,26 +71,8 @@ static void usage(FILE *f)
         SIM_MAX_REPLICAS, whatif_inputs_help);
 }
 
-static int num(const char *opt, const char *v, long lo, long hi, long *out)
-{
-    char *end;
-    long n = strtol(v, &end, 10);
-
-    if (end == v || *end || n < lo || n > hi) {
-        fprintf(stderr,
-                "simulate: %s: expected an integer from %ld to %ld, got "
-                "\"%s\"\n",
-                opt, lo, hi, v);
-        return -1;
-    }
-    *out = n;
-    return 0;
-}
-
 static int take(struct sim_opts *o, const char *a, const char *v)
 {
-    struct err e;
-    long n;
     int rc;
 
     if (!strcmp(a, "--policy")) {
@@ -108,39 +84,14 @@ static int take(struct sim_opts *o, const char *a, const char *v)
         }
         o->pods[o->n_pods++] = v;
     } else if (!strcmp(a, "--replicas")) {
-        return num(a, v, 1, SIM_MAX_REPLICAS, &o->replicas);
+        return cli_num_option("simulate", a, v, 1, SIM_MAX_REPLICAS,
+                              &o->replicas);
     } else if (!strcmp(a, "--max-replicas")) {
-        return num(a, v, 1, SIM_MAX_REPLICAS, &o->max);
-    } else if (!strcmp(a, "--seed")) {
-        if (num(a, v, 0, 0x7fffffffffffffffL, &n) < 0)
+        return cli_num_option("simulate", a, v, 1, SIM_MAX_REPLICAS, &o->max);
+    } else if ((rc = cli_whatif_option("simulate", &o->c, a, v)) <= 0) {
+        if (rc < 0)
             return -1;
-        o->seed = (uint64_t)n;
-    } else if (!strcmp(a, "--percentage-of-nodes-to-score")) {
-        if (num(a, v, 0, 100, &n) < 0)
-            return -1;
-        o->percentage = (int)n;
-    } else if (!strcmp(a, "--output")) {
-        if (strcmp(v, "json") && strcmp(v, "text")) {
-            fprintf(stderr,
-                    "simulate: --output: expected text or json, got \"%s\"\n",
-                    v);
-            return -1;
-        }
-        o->json = !strcmp(v, "json");
-    } else if (!strcmp(a, "--report")) {
-        o->report = v;
-    } else if (!strcmp(a, "--feature-gates")) {
-        if (feature_gates_apply(v, &o->load.gates, &e) < 0) {
-            fprintf(stderr, "simulate: %s\n", e.msg);
-            return -1;
-        }
-    } else if ((rc = whatif_inputs_option(&o->in, a, v, &e)) != 0) {
-        if (rc < 0) {
-            fprintf(stderr, "simulate: %s\n", e.msg);
-            return -1;
-        }
-    } else if (cli_policy_option(a, v, &o->load) != 0) {
-        fprintf(stderr, "simulate: unknown option or bad value: %s %s\n", a, v);
+        fprintf(stderr, "simulate: unknown option %s (see --help)\n", a);
         return -1;
     }
     return 0;
@@ -152,8 +103,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
     int i;
 
     memset(o, 0, sizeof(*o));
-    o->load.warnings = stderr;
-    o->seed = 1;
+    cli_whatif_defaults(&o->c);
     o->max = SIM_MAX_REPLICAS;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -226,7 +176,7 @@ static int place_all(struct sim_opts *o, const struct kube_objects *objs,
         const struct kube_pod *pod;
         bool from_file;
 
-        if (whatif_inputs_pod(&o->in, o->pods[i], objs, a, &pod, &from_file,
+        if (whatif_inputs_pod(&o->c.in, o->pods[i], objs, a, &pod, &from_file,
                               e) < 0)
             return -1;
         if (!r->first)
@@ -257,7 +207,7 @@ static void print_text(const struct sim_opts *o, const struct sim_run *r,
     size_t i, width = 3;
 
     printf("Simulating on %zu node(s) of %s, seed %llu\n\n", r->c.n_nodes,
-           o->in.source, (unsigned long long)o->seed);
+           o->c.in.source, (unsigned long long)o->c.seed);
     if (o->until) {
         const struct whatif_placement *last = &r->pl[r->n - 1];
 
@@ -301,9 +251,9 @@ static int print_json(const struct sim_opts *o, const struct sim_run *r,
     jsonw_init(&w, 2);
     jsonw_begin_object(&w);
     jsonw_key(&w, "source");
-    jsonw_string(&w, o->in.source);
+    jsonw_string(&w, o->c.in.source);
     jsonw_key(&w, "seed");
-    jsonw_int(&w, (int64_t)o->seed);
+    jsonw_int(&w, (int64_t)o->c.seed);
     jsonw_key(&w, "placements");
     jsonw_begin_array(&w);
     for (i = 0; i < r->n; i++)
@@ -343,7 +293,8 @@ static int first_scores(struct sim_opts *o, const struct kube_objects *objs,
 
     if (!nodes || !(ask = arena_alloc(a, sizeof(*ask))))
         return err_set(e, "out of memory");
-    if (whatif_inputs_pod(&o->in, o->pods[0], objs, a, &pod, &from_file, e) < 0)
+    if (whatif_inputs_pod(&o->c.in, o->pods[0], objs, a, &pod, &from_file, e) <
+        0)
         return -1;
     *ask = *pod;
     ask->node_name = "";
@@ -378,8 +329,8 @@ static int write_report(const struct sim_opts *o, const struct sim_run *r,
     rep.detail = arena_sprintf(a,
                                "%zu of %zu pod(s) placed on %zu node(s) of "
                                "%s, seed %llu",
-                               r->placed, r->n, r->c.n_nodes, o->in.source,
-                               (unsigned long long)o->seed);
+                               r->placed, r->n, r->c.n_nodes, o->c.in.source,
+                               (unsigned long long)o->c.seed);
     rep.c = &r->c;
     rep.states = states;
     rep.usage = u;
@@ -392,7 +343,7 @@ static int write_report(const struct sim_opts *o, const struct sim_run *r,
     rep.score_pod = cli_pod_ref(a, r->first);
     rep.scores = scores;
     rep.plan = &plans->prio;
-    return whatif_report_write(o->report, &rep, e);
+    return whatif_report_write(o->c.report, &rep, e);
 }
 
 static int run(struct sim_opts *o, struct arena *a, struct err *e)
@@ -406,18 +357,18 @@ static int run(struct sim_opts *o, struct arena *a, struct err *e)
     int rc = -1;
 
     memset(&r, 0, sizeof(r));
-    if (policy_load_file(o->policy, &o->load, &p, e) < 0)
+    if (policy_load_file(o->policy, &o->c.load, &p, e) < 0)
         return -1;
-    if (whatif_inputs_load(&o->in, p->needs, a, &objs, e) < 0 ||
+    if (whatif_inputs_load(&o->c.in, p->needs, a, &objs, e) < 0 ||
         eval_plans_build(p, &plans, e) < 0 || cluster_build(&r.c, &objs, e) < 0)
         goto out_policy;
-    whatif_sim_init(&s, &plans, &r.c, o->percentage, o->seed, a);
+    whatif_sim_init(&s, &plans, &r.c, o->c.percentage, o->c.seed, a);
     r.before = whatif_usage_take(&r.c, a);
     if (!r.before) {
         err_set(e, "out of memory");
         goto out;
     }
-    if (o->report && first_scores(o, &objs, &plans, &r, a, &scores, e) < 0)
+    if (o->c.report && first_scores(o, &objs, &plans, &r, a, &scores, e) < 0)
         goto out;
     r.first = NULL;
     if (place_all(o, &objs, &s, &r, a, e) < 0)
@@ -427,7 +378,7 @@ static int run(struct sim_opts *o, struct arena *a, struct err *e)
         err_set(e, "out of memory");
         goto out;
     }
-    if (o->json) {
+    if (o->c.json) {
         if (print_json(o, &r, a) < 0) {
             err_set(e, "out of memory writing JSON");
             goto out;
@@ -435,7 +386,7 @@ static int run(struct sim_opts *o, struct arena *a, struct err *e)
     } else {
         print_text(o, &r, a);
     }
-    if (o->report && write_report(o, &r, &scores, &plans, a, e) < 0)
+    if (o->c.report && write_report(o, &r, &scores, &plans, a, e) < 0)
         goto out;
     rc = 0;
 out:
@@ -459,7 +410,7 @@ int cli_simulate(int argc, char **argv)
     rc = run(&o, &a, &e) < 0 ? 1 : 0;
     if (rc)
         fprintf(stderr, "simulate: %s\n", e.msg);
-    whatif_inputs_free(&o.in);
+    whatif_inputs_free(&o.c.in);
     arena_destroy(&a);
     return rc;
 }

@@ -16,6 +16,33 @@ void cli_whatif_defaults(struct cli_whatif_opts *o)
     o->load.warnings = stderr;
 }
 
+int cli_parse_options(const char *cmd, int argc, char **argv,
+                      void (*usage)(FILE *f), const char *flag, bool *flag_set,
+                      cli_take_fn *take, void *ctx)
+{
+    int i;
+
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 1;
+        }
+        if (flag && !strcmp(a, flag)) {
+            *flag_set = true;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "%s: %s: needs a value (see --help)\n", cmd, a);
+            return 2;
+        }
+        if (take(ctx, a, argv[++i]) < 0)
+            return 2;
+    }
+    return 0;
+}
+
 int cli_num_option(const char *cmd, const char *opt, const char *v, long lo,
                    long hi, long *out)
 {

@@ -35,6 +35,19 @@ void cli_whatif_defaults(struct cli_whatif_opts *o);
 int cli_whatif_option(const char *cmd, struct cli_whatif_opts *o, const char *a,
                       const char *v);
 
+/* A command's own option a with value v: 0, or -1 (printed). */
+typedef int cli_take_fn(void *ctx, const char *a, const char *v);
+
+/*
+ * Walk argv[1..argc) of command cmd: -h/--help prints usage and returns
+ * 1; the valueless option `flag` (may be NULL) sets *flag_set; every
+ * other option takes the next word as its value, given to take. Returns
+ * 0, 1 (help) or 2 (a usage error, printed).
+ */
+int cli_parse_options(const char *cmd, int argc, char **argv,
+                      void (*usage)(FILE *f), const char *flag, bool *flag_set,
+                      cli_take_fn *take, void *ctx);
+
 /* A whole number from lo to hi into *out; -1 (printed) otherwise. */
 int cli_num_option(const char *cmd, const char *opt, const char *v, long lo,
                    long hi, long *out);

@@ -75,8 +75,9 @@ static void usage(FILE *f)
             whatif_inputs_help);
 }
 
-static int take(struct diff_opts *o, const char *a, const char *v)
+static int take(void *ctx, const char *a, const char *v)
 {
+    struct diff_opts *o = ctx;
     int rc;
 
     if (!strcmp(a, "--policy")) {
@@ -105,28 +106,14 @@ static int take(struct diff_opts *o, const char *a, const char *v)
 /* Returns 0, 1 for --help, or 2 for a usage error (printed). */
 static int parse_args(int argc, char **argv, struct diff_opts *o)
 {
-    int i;
+    int rc;
 
     memset(o, 0, sizeof(*o));
     cli_whatif_defaults(&o->c);
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 1;
-        }
-        if (!strcmp(a, "--replay")) {
-            o->replay = true;
-            continue;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "diff: %s: needs a value (see --help)\n", a);
-            return 2;
-        }
-        if (take(o, a, argv[++i]) < 0)
-            return 2;
-    }
+    rc = cli_parse_options("diff", argc, argv, usage, "--replay", &o->replay,
+                           take, o);
+    if (rc)
+        return rc;
     if (o->n_policies + (o->config != NULL) != 2 || !o->n_policies) {
         fprintf(stderr, "diff: give two --policy, or one --policy and "
                         "--config (see --help)\n");

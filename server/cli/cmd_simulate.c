@@ -71,8 +71,9 @@ static void usage(FILE *f)
         SIM_MAX_REPLICAS, whatif_inputs_help);
 }
 
-static int take(struct sim_opts *o, const char *a, const char *v)
+static int take(void *ctx, const char *a, const char *v)
 {
+    struct sim_opts *o = ctx;
     int rc;
 
     if (!strcmp(a, "--policy")) {
@@ -100,29 +101,15 @@ static int take(struct sim_opts *o, const char *a, const char *v)
 /* Returns 0, 1 for --help, or 2 for a usage error (printed). */
 static int parse_args(int argc, char **argv, struct sim_opts *o)
 {
-    int i;
+    int rc;
 
     memset(o, 0, sizeof(*o));
     cli_whatif_defaults(&o->c);
     o->max = SIM_MAX_REPLICAS;
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 1;
-        }
-        if (!strcmp(a, "--until-unschedulable")) {
-            o->until = true;
-            continue;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "simulate: %s: needs a value (see --help)\n", a);
-            return 2;
-        }
-        if (take(o, a, argv[++i]) < 0)
-            return 2;
-    }
+    rc = cli_parse_options("simulate", argc, argv, usage,
+                           "--until-unschedulable", &o->until, take, o);
+    if (rc)
+        return rc;
     if (!o->policy || !o->n_pods) {
         fprintf(stderr, "simulate: --policy and --pod are required (see "
                         "--help)\n");

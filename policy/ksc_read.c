@@ -1,13 +1,15 @@
 /*
  * ksc_read.c: a KubeSchedulerConfiguration profile as a Policy (see
- * ksc_read.h). Default plugin sets after kube-scheduler v1.20's
- * algorithmprovider getDefaultConfig (v1beta1) and v1.22's v1beta2
- * defaults (NodeResourcesFit scoring in place of the removed
- * NodeResourcesLeastAllocated); merging after v1beta1/v1beta2
+ * ksc_read.h; ksc_scores.c holds the score half): the document, its
+ * version and profile, each extension point's plugin set, the filters.
+ * Default filters after kube-scheduler v1.20's algorithmprovider
+ * getDefaultConfig (the same in v1.22's v1beta2); merging after
  * mergePlugins: "*" disabled drops every default of an extension point,
  * an enabled default keeps its place with the new weight.
  */
 #include "policy/ksc_read.h"
+
+#include "policy/ksc_read_internal.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -19,26 +21,11 @@
 
 #include "kube/base/doc_format.h"
 #include "kube/base/json_parse.h"
-#include "kube/base/json_writer.h"
 #include "kube/base/yaml_reader.h"
 
 #define KSC_GROUP     "kubescheduler.config.k8s.io/"
 #define KSC_MAX_FILE  ((size_t)16 << 20)
-#define KSC_MAX_SET   64
 #define DEFAULT_SCHED "default-scheduler"
-
-enum ksc_version { KSC_V1BETA1, KSC_V1BETA2 };
-
-struct plugin_w {
-    const char *name;
-    int64_t weight;
-    const char *where; /* profiles[i].plugins.score.enabled[j], or NULL */
-};
-
-struct pset {
-    struct plugin_w v[KSC_MAX_SET];
-    size_t n;
-};
 
 static const struct plugin_w default_filters[] = {
     { "NodeUnschedulable", 0, NULL },  { "NodeName", 0, NULL },
@@ -51,49 +38,14 @@ static const struct plugin_w default_filters[] = {
     { "InterPodAffinity", 0, NULL },   { NULL, 0, NULL },
 };
 
-static const struct plugin_w default_scores_v1beta1[] = {
-    { "NodeResourcesBalancedAllocation", 1, NULL },
-    { "ImageLocality", 1, NULL },
-    { "InterPodAffinity", 1, NULL },
-    { "NodeResourcesLeastAllocated", 1, NULL },
-    { "NodeAffinity", 1, NULL },
-    { "NodePreferAvoidPods", 10000, NULL },
-    { "PodTopologySpread", 2, NULL },
-    { "TaintToleration", 1, NULL },
-    { NULL, 0, NULL },
-};
-
-static const struct plugin_w default_scores_v1beta2[] = {
-    { "NodeResourcesBalancedAllocation", 1, NULL },
-    { "ImageLocality", 1, NULL },
-    { "InterPodAffinity", 1, NULL },
-    { "NodeResourcesFit", 1, NULL },
-    { "NodeAffinity", 1, NULL },
-    { "PodTopologySpread", 2, NULL },
-    { "TaintToleration", 1, NULL },
-    { NULL, 0, NULL },
-};
-
-/* What the reader carries: the tree, where it is, what it writes. */
-struct kctx {
-    struct arena *a;
-    struct err *e;
-    enum ksc_version v;
-    const cJSON *profile;
-    size_t profile_index;
-    struct jsonw *w;
-    int64_t hard_weight; /* InterPodAffinity hardPodAffinityWeight, or -1 */
-    unsigned flags;      /* POLICY_KSC_* */
-};
-
-static const char *str(const cJSON *o, const char *key)
+const char *ksc_str(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static const cJSON *get(const cJSON *o, const char *key)
+const cJSON *ksc_get(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
@@ -125,7 +77,7 @@ static int set_put(struct kctx *k, struct pset *s, const char *name,
 static int read_list(struct kctx *k, const cJSON *set, const char *key,
                      const char *point, const cJSON **out)
 {
-    const cJSON *l = get(set, key);
+    const cJSON *l = ksc_get(set, key);
 
     *out = l;
     if (l && !cJSON_IsArray(l))
@@ -135,10 +87,11 @@ static int read_list(struct kctx *k, const cJSON *set, const char *key,
 }
 
 /* The defaults of a point merged with the profile's lists into s. */
-static int point_set(struct kctx *k, const char *point,
-                     const struct plugin_w *defaults, struct pset *s)
+int ksc_point_set(struct kctx *k, const char *point,
+                  const struct plugin_w *defaults, struct pset *s)
 {
-    const cJSON *set = get(get(k->profile, "plugins"), point), *en, *dis, *it;
+    const cJSON *set = ksc_get(ksc_get(k->profile, "plugins"), point), *en,
+                *dis, *it;
     bool all_off = false;
     size_t i, j;
 
@@ -147,20 +100,21 @@ static int point_set(struct kctx *k, const char *point,
         read_list(k, set, "disabled", point, &dis) < 0)
         return -1;
     for (it = dis ? dis->child : NULL; it; it = it->next)
-        all_off = all_off || (str(it, "name") && !strcmp(str(it, "name"), "*"));
+        all_off = all_off ||
+                  (ksc_str(it, "name") && !strcmp(ksc_str(it, "name"), "*"));
     for (i = 0; !all_off && defaults[i].name; i++) {
         bool off = false;
 
         for (it = dis ? dis->child : NULL; it; it = it->next)
-            off = off || (str(it, "name") &&
-                          !strcmp(str(it, "name"), defaults[i].name));
+            off = off || (ksc_str(it, "name") &&
+                          !strcmp(ksc_str(it, "name"), defaults[i].name));
         if (!off && set_put(k, s, defaults[i].name, defaults[i].weight,
                             "(default)") < 0)
             return -1;
     }
     for (it = en ? en->child : NULL, j = 0; it; it = it->next, j++) {
-        const char *name = str(it, "name");
-        const cJSON *w = get(it, "weight");
+        const char *name = ksc_str(it, "name");
+        const cJSON *w = ksc_get(it, "weight");
         char *where =
             arena_sprintf(k->a, "profiles[%zu].plugins.%s.enabled[%zu]",
                           k->profile_index, point, j);
@@ -181,21 +135,21 @@ static int point_set(struct kctx *k, const char *point,
 }
 
 /* The args of plugin `name` in the profile's pluginConfig, or NULL. */
-static const cJSON *plugin_args(const struct kctx *k, const char *name)
+const cJSON *ksc_plugin_args(const struct kctx *k, const char *name)
 {
-    const cJSON *it, *pc = get(k->profile, "pluginConfig");
+    const cJSON *it, *pc = ksc_get(k->profile, "pluginConfig");
 
     for (it = cJSON_IsArray(pc) ? pc->child : NULL; it; it = it->next) {
-        const char *n = str(it, "name");
+        const char *n = ksc_str(it, "name");
 
         if (n && !strcmp(n, name))
-            return get(it, "args");
+            return ksc_get(it, "args");
     }
     return NULL;
 }
 
 /* resources absent, or exactly cpu=1 and memory=1 (the Policy's only). */
-static bool default_resources(const cJSON *res)
+bool ksc_default_resources(const cJSON *res)
 {
     const cJSON *it;
     int cpu = 0, mem = 0, other = 0;
@@ -203,8 +157,8 @@ static bool default_resources(const cJSON *res)
     if (!res)
         return true;
     for (it = res->child; it; it = it->next) {
-        const char *n = str(it, "name");
-        const cJSON *w = get(it, "weight");
+        const char *n = ksc_str(it, "name");
+        const cJSON *w = ksc_get(it, "weight");
         bool one = !w || (cJSON_IsNumber(w) && w->valuedouble == 1);
 
         if (n && !strcmp(n, "cpu") && one)
@@ -244,7 +198,7 @@ static int write_filters(struct kctx *k)
     struct pset s;
     size_t i;
 
-    if (point_set(k, "filter", default_filters, &s) < 0)
+    if (ksc_point_set(k, "filter", default_filters, &s) < 0)
         return -1;
     jsonw_key(k->w, "predicates");
     jsonw_begin_array(k->w);
@@ -265,228 +219,11 @@ static int write_filters(struct kctx *k)
     return 0;
 }
 
-/* ---- scores ---- */
-
-static void prio(struct kctx *k, const char *name, int64_t weight)
-{
-    jsonw_begin_object(k->w);
-    jsonw_key(k->w, "name");
-    jsonw_string(k->w, name);
-    jsonw_key(k->w, "weight");
-    jsonw_int(k->w, weight > 0 ? weight : 1); /* the framework: 0 -> 1 */
-    jsonw_end_object(k->w);
-}
-
-/* RequestedToCapacityRatioPriority with shape and resources as given. */
-static int rtcr(struct kctx *k, const struct plugin_w *p, const cJSON *shape,
-                const cJSON *res)
-{
-    const cJSON *it;
-
-    if (!cJSON_IsArray(shape))
-        return err_set(k->e, "%s: RequestedToCapacityRatio needs a shape",
-                       p->where);
-    jsonw_begin_object(k->w);
-    jsonw_key(k->w, "name");
-    jsonw_string(k->w, "RequestedToCapacityRatioPriority");
-    jsonw_key(k->w, "weight");
-    jsonw_int(k->w, p->weight > 0 ? p->weight : 1);
-    jsonw_key(k->w, "argument");
-    jsonw_begin_object(k->w);
-    jsonw_key(k->w, "requestedToCapacityRatioArguments");
-    jsonw_begin_object(k->w);
-    jsonw_key(k->w, "shape");
-    jsonw_begin_array(k->w);
-    for (it = shape->child; it; it = it->next) {
-        const cJSON *u = get(it, "utilization"), *s = get(it, "score");
-
-        jsonw_begin_object(k->w);
-        jsonw_key(k->w, "utilization");
-        jsonw_int(k->w, cJSON_IsNumber(u) ? (int64_t)u->valuedouble : 0);
-        jsonw_key(k->w, "score");
-        jsonw_int(k->w, cJSON_IsNumber(s) ? (int64_t)s->valuedouble : 0);
-        jsonw_end_object(k->w);
-    }
-    jsonw_end_array(k->w);
-    jsonw_key(k->w, "resources");
-    jsonw_begin_array(k->w);
-    for (it = cJSON_IsArray(res) ? res->child : NULL; it; it = it->next) {
-        const cJSON *w = get(it, "weight");
-
-        jsonw_begin_object(k->w);
-        jsonw_key(k->w, "name");
-        jsonw_string(k->w, str(it, "name") ? str(it, "name") : "");
-        jsonw_key(k->w, "weight");
-        jsonw_int(k->w, cJSON_IsNumber(w) ? (int64_t)w->valuedouble : 1);
-        jsonw_end_object(k->w);
-    }
-    if (!cJSON_IsArray(res)) {
-        jsonw_begin_object(k->w);
-        jsonw_key(k->w, "name");
-        jsonw_string(k->w, "cpu");
-        jsonw_key(k->w, "weight");
-        jsonw_int(k->w, 1);
-        jsonw_end_object(k->w);
-        jsonw_begin_object(k->w);
-        jsonw_key(k->w, "name");
-        jsonw_string(k->w, "memory");
-        jsonw_key(k->w, "weight");
-        jsonw_int(k->w, 1);
-        jsonw_end_object(k->w);
-    }
-    jsonw_end_array(k->w);
-    jsonw_end_object(k->w);
-    jsonw_end_object(k->w);
-    jsonw_end_object(k->w);
-    return 0;
-}
-
-static int no_weights(struct kctx *k, const struct plugin_w *p)
-{
-    return err_set(k->e,
-                   "%s: %s with resources other than cpu=1, memory=1 has no "
-                   "Policy equivalent",
-                   p->where, p->name);
-}
-
-/* NodeResourcesFit's scoringStrategy (v1beta2). */
-static int fit_score(struct kctx *k, const struct plugin_w *p)
-{
-    const cJSON *st =
-        get(plugin_args(k, "NodeResourcesFit"), "scoringStrategy");
-    const char *type = str(st, "type");
-    const cJSON *res = get(st, "resources");
-
-    if (!type || !strcmp(type, "LeastAllocated") ||
-        !strcmp(type, "MostAllocated")) {
-        if (!default_resources(res))
-            return no_weights(k, p);
-        prio(k,
-             type && !strcmp(type, "MostAllocated") ? PRIO_NAME_MOST_REQUESTED
-                                                    : PRIO_NAME_LEAST_REQUESTED,
-             p->weight);
-        return 0;
-    }
-    if (!strcmp(type, "RequestedToCapacityRatio"))
-        return rtcr(k, p, get(get(st, "requestedToCapacityRatio"), "shape"),
-                    res);
-    return err_set(k->e,
-                   "%s: NodeResourcesFit scoringStrategy type \"%s\": expected "
-                   "LeastAllocated, MostAllocated or RequestedToCapacityRatio",
-                   p->where, type);
-}
-
-static int spread_score(struct kctx *k, const struct plugin_w *p)
-{
-    const cJSON *args = plugin_args(k, "PodTopologySpread");
-    const char *type = str(args, "defaultingType");
-    const cJSON *dc = get(args, "defaultConstraints");
-
-    if (type && !strcmp(type, "List")) {
-        if (cJSON_IsArray(dc) && dc->child)
-            return err_set(k->e,
-                           "%s: PodTopologySpread defaultConstraints have no "
-                           "Policy equivalent",
-                           p->where);
-        prio(k, PRIO_NAME_EVEN_PODS_SPREAD, p->weight);
-        return 0;
-    }
-    if (type && strcmp(type, "System"))
-        return err_set(k->e,
-                       "%s: PodTopologySpread defaultingType \"%s\": expected "
-                       "System or List",
-                       p->where, type);
-    /* System defaulting: v1.22 builds it from SelectorSpreadPriority. */
-    prio(k, PRIO_NAME_SELECTOR_SPREAD, p->weight);
-    return 0;
-}
-
-/* The Policy priority whose v1.22 plugin is score plugin name. */
-static const struct prio_def *prio_for_plugin(const char *name)
-{
-    const unsigned skip = PRIO_LEGACY | PRIO_EXTENSION | PRIO_CUSTOM_ONLY |
-                          PRIO_SKIPPED | PRIO_PLUGIN;
-    const struct prio_def *const *rows;
-    size_t n, i;
-
-    rows = prio_registry(&n);
-    for (i = 0; i < n; i++) {
-        const struct kpe_plugin_ref *refs[KPE_MAX_PLUGINS];
-
-        if ((rows[i]->flags & skip) || prio_def_refs(rows[i], refs) < 1)
-            continue;
-        if ((refs[0]->points & KPE_EP_SCORE) && !strcmp(refs[0]->name, name))
-            return rows[i];
-    }
-    return NULL;
-}
-
-static int score_one(struct kctx *k, const struct plugin_w *p)
-{
-    const cJSON *args = plugin_args(k, p->name);
-    const struct prio_def *d;
-    bool least = !strcmp(p->name, "NodeResourcesLeastAllocated");
-
-    if (!strcmp(p->name, "NodeResourcesFit") && k->v == KSC_V1BETA2)
-        return fit_score(k, p);
-    if (!strcmp(p->name, "PodTopologySpread"))
-        return spread_score(k, p);
-    if (!strcmp(p->name, "InterPodAffinity")) {
-        const cJSON *h = get(args, "hardPodAffinityWeight");
-
-        if (cJSON_IsNumber(h))
-            k->hard_weight = (int64_t)h->valuedouble;
-    }
-    if (k->v == KSC_V1BETA1 && !strcmp(p->name, "RequestedToCapacityRatio"))
-        return rtcr(k, p, get(args, "shape"), get(args, "resources"));
-    if (least || !strcmp(p->name, "NodeResourcesMostAllocated") ||
-        !strcmp(p->name, "NodeResourcesBalancedAllocation")) {
-        if (!default_resources(get(args, "resources")))
-            return no_weights(k, p);
-    }
-    if (!strcmp(p->name, "SelectorSpread"))
-        return err_set(k->e,
-                       "%s: SelectorSpread runs only with the "
-                       "DefaultPodTopologySpread gate off: load the Policy "
-                       "with --feature-gates DefaultPodTopologySpread=false "
-                       "instead",
-                       p->where);
-    d = prio_for_plugin(p->name);
-    if (!d)
-        return err_set(k->e,
-                       "%s: score plugin \"%s\" has no Policy priority in "
-                       "this project%s",
-                       p->where, p->name,
-                       k->v == KSC_V1BETA2 ? " (or is not in v1beta2)" : "");
-    prio(k, d->name, p->weight);
-    return 0;
-}
-
-static int write_scores(struct kctx *k)
-{
-    struct pset s;
-    size_t i;
-
-    if (point_set(k, "score",
-                  k->v == KSC_V1BETA1 ? default_scores_v1beta1
-                                      : default_scores_v1beta2,
-                  &s) < 0)
-        return -1;
-    jsonw_key(k->w, "priorities");
-    jsonw_begin_array(k->w);
-    for (i = 0; i < s.n; i++) {
-        if (score_one(k, &s.v[i]) < 0)
-            return -1;
-    }
-    jsonw_end_array(k->w);
-    return 0;
-}
-
 /* ---- the document ---- */
 
 static int check_version(struct kctx *k, const cJSON *root)
 {
-    const char *kind = str(root, "kind"), *av = str(root, "apiVersion");
+    const char *kind = ksc_str(root, "kind"), *av = ksc_str(root, "apiVersion");
 
     if (!kind || strcmp(kind, "KubeSchedulerConfiguration"))
         return err_set(k->e,
@@ -520,14 +257,14 @@ static int check_version(struct kctx *k, const cJSON *root)
 /* The profile named `want` (NULL: the first), or the default profile. */
 static int pick_profile(struct kctx *k, const cJSON *root, const char *want)
 {
-    const cJSON *ps = get(root, "profiles"), *it;
+    const cJSON *ps = ksc_get(root, "profiles"), *it;
     size_t i;
     char names[256] = "";
 
     if (ps && !cJSON_IsArray(ps))
         return err_set(k->e, "profiles: expected a list");
     for (it = ps ? ps->child : NULL, i = 0; it; it = it->next, i++) {
-        const char *n = str(it, "schedulerName");
+        const char *n = ksc_str(it, "schedulerName");
 
         n = n ? n : DEFAULT_SCHED;
         if (!want || !strcmp(n, want)) {
@@ -585,15 +322,15 @@ static int asprintf_source(const char *name, const char *sched,
 static int to_policy(struct kctx *k, const cJSON *root, char **text)
 {
     struct jsonw w;
-    const cJSON *ext = get(root, "extenders");
+    const cJSON *ext = ksc_get(root, "extenders");
 
     if (cJSON_IsArray(ext) && ext->child && !(k->flags & POLICY_KSC_EXTENDERS))
         return err_set(k->e,
                        "extenders[0]: the profile calls an extender (%s): what "
                        "it decides is not in this file; give the Policy it "
                        "serves (diff --extender-policy)",
-                       str(ext->child, "urlPrefix")
-                           ? str(ext->child, "urlPrefix")
+                       ksc_str(ext->child, "urlPrefix")
+                           ? ksc_str(ext->child, "urlPrefix")
                            : "no urlPrefix");
     k->w = &w;
     k->hard_weight = -1;
@@ -603,7 +340,7 @@ static int to_policy(struct kctx *k, const cJSON *root, char **text)
     jsonw_string(&w, "Policy");
     jsonw_key(&w, "apiVersion");
     jsonw_string(&w, "v1");
-    if (write_filters(k) < 0 || write_scores(k) < 0) {
+    if (write_filters(k) < 0 || ksc_write_scores(k) < 0) {
         jsonw_free(&w);
         return -1;
     }
@@ -637,8 +374,8 @@ char *policy_ksc_policy_text(const char *name, const char *buf, size_t len,
         arena_destroy(&a);
         return NULL;
     }
-    sched = k.profile && str(k.profile, "schedulerName")
-                ? str(k.profile, "schedulerName")
+    sched = k.profile && ksc_str(k.profile, "schedulerName")
+                ? ksc_str(k.profile, "schedulerName")
                 : DEFAULT_SCHED;
     *source = NULL;
     if (asprintf_source(name, sched, source) < 0) {

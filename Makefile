@@ -345,10 +345,15 @@ SOAK_ARGS ?=
 # 127.0.0.1 only, each attack bounded in time and connections; prints the
 # figures (open files, memory per body, pipelining, big bodies against
 # small requests). The quick version is part of `make test`
-# (tests/cli/test_hostile.sh).
+# (tests/cli/test_hostile.sh). Then `serve` and `schedule` against a
+# hostile API server (issue 29, tests/hostile/hostile_api.py: oversized
+# and gzip-bomb lists, a 100 MB event, unreadable events, slow answers,
+# 429/500 floods, redirects, secrets in the kubeconfig; peak RSS, requests
+# per 10 s, log lines with a secret); quick: tests/cli/test_hostile_api.sh.
 .PHONY: hostile
 hostile: $(BIN)
 	python3 tests/hostile/hostile.py --bin $(BIN)
+	python3 tests/hostile/hostile_api.py --bin $(BIN)
 
 .PHONY: valgrind soak
 valgrind: $(BIN)

@@ -2,7 +2,8 @@
  * plugin_load.c: `--plugin FILE.so` (see plugin_load.h): the checks on the
  * file, dlopen, the API magic and entry point, registration with rollback,
  * and unloading at exit. Models: redis `loadmodule`, PostgreSQL's
- * PG_MODULE_MAGIC; the permission check is sshd's StrictModes.
+ * PG_MODULE_MAGIC; the permission check is sshd's StrictModes, up to
+ * the root.
  */
 #include "engine/plugin_load.h"
 
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engine/plugin_call.h"
 #include "engine/plugin_host.h"
 #include "predicates/predicates.h"
 #include "priorities/priorities.h"
@@ -88,13 +90,48 @@ static int reg_priority(const struct kpe_plugin_host *h,
 }
 
 /*
- * sshd's StrictModes for the file and its folder: owned by root or by us,
- * writable by nobody else. real gets the resolved path.
+ * One folder on the way to the plugin (real is cut at its end): owned by
+ * root or by us, and writable by nobody else; an ancestor may be
+ * world-writable when sticky (/tmp), as no one else can then rename what
+ * is ours in it, but not the plugin's own folder.
+ */
+static int check_folder(const char *path, const char *dir, int own,
+                        struct err *e)
+{
+    struct stat st;
+    mode_t mode;
+
+    if (stat(*dir ? dir : "/", &st) != 0)
+        return err_set(e, "%s: cannot open its folder %s: %s", path,
+                       *dir ? dir : "/", strerror(errno));
+    mode = st.st_mode & 07777;
+    if (st.st_uid != 0 && st.st_uid != geteuid())
+        return err_set(e,
+                       "%s: refused: %s %s is owned by uid %u, neither root "
+                       "nor the server's user",
+                       path, own ? "its folder" : "the ancestor folder",
+                       *dir ? dir : "/", (unsigned)st.st_uid);
+    if ((mode & (S_IWGRP | S_IWOTH)) && (own || !(mode & S_ISVTX)))
+        return err_set(e,
+                       "%s: refused: %s %s is group- or world-writable "
+                       "(mode %04o)%s; chmod go-w it",
+                       path, own ? "its folder" : "the ancestor folder",
+                       *dir ? dir : "/", (unsigned)mode,
+                       own ? "" : " and not sticky");
+    return 0;
+}
+
+/*
+ * sshd's StrictModes (auth.c safe_path) for the file and every folder up
+ * to the root: owned by root or by us, writable by nobody else; else
+ * another user could swap the file, its folder or any folder above.
+ * real gets the resolved path.
  */
 static int check_file(const char *path, char *real, struct err *e)
 {
     struct stat st;
-    char *slash;
+    char dir[PATH_MAX], *slash;
+    int rc = 0, own = 1;
 
     if (stat(path, &st) != 0)
         return err_set(e, "%s: cannot open: %s", path, strerror(errno));
@@ -112,23 +149,14 @@ static int check_file(const char *path, char *real, struct err *e)
                        "%s: refused: owned by uid %u, neither root nor the "
                        "server's user",
                        path, (unsigned)st.st_uid);
-    slash = strrchr(real, '/');
-    *slash = '\0';
-    if (stat(*real ? real : "/", &st) != 0) {
-        err_set(e, "%s: cannot open its folder: %s", path, strerror(errno));
-        *slash = '/';
-        return -1;
+    /* realpath: absolute, no "." or "..", no symbolic link left. */
+    memcpy(dir, real, strlen(real) + 1);
+    while (rc == 0 && *dir && (slash = strrchr(dir, '/')) != NULL) {
+        *slash = '\0';
+        rc = check_folder(path, dir, own, e);
+        own = 0;
     }
-    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-        err_set(e,
-                "%s: refused: its folder %s is group- or world-writable "
-                "(mode %04o); chmod go-w it",
-                path, *real ? real : "/", (unsigned)(st.st_mode & 07777));
-        *slash = '/';
-        return -1;
-    }
-    *slash = '/';
-    return 0;
+    return rc;
 }
 
 /* dlopen, the magic and the entry point; *handle stays NULL on failure. */
@@ -211,6 +239,8 @@ int engine_plugin_load(const char *path, struct err *e)
         goto fail;
     }
     f->handle = handle;
+    /* A crash inside a plugin names it (engine/plugin_call.h). */
+    plugin_call_install_fault_handler();
     f->pred_begin = preds;
     f->pred_end = pred_registry_runtime();
     f->prio_begin = prios;

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "engine/plugin_call.h"
 #include "kube/model/resources.h"
 #include "policy/policy.h"
 
@@ -136,8 +137,10 @@ int pred_eval_begin(struct pred_eval *ev, const struct pred_plan *plan,
         if (!st->plugin->prefilter)
             continue;
         pred_result_init(&r, a);
+        plugin_call_enter(st->plugin->ref.name, "prefilter", pod, NULL);
         code =
             st->plugin->prefilter(&ev->cy, &st->pred->args, &ev->states[i], &r);
+        plugin_call_leave();
         if (code == PRED_ERROR)
             return internal_error(st, &r, e);
         if (code != PRED_FIT) {
@@ -165,8 +168,10 @@ int pred_eval_node(struct pred_eval *ev, const struct node_info *ni,
         enum pred_code code;
 
         pred_result_init(&r, ev->cy.arena);
+        plugin_call_enter(st->plugin->ref.name, "filter", ev->cy.pod, ni);
         code =
             st->plugin->filter(&ev->cy, &st->pred->args, ev->states[i], ni, &r);
+        plugin_call_leave();
         if (code == PRED_FIT)
             continue;
         if (code == PRED_ERROR)

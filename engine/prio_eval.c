@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "engine/plugin_call.h"
 #include "policy/policy.h"
 
 static const struct prio_plugin *plugin_of(const struct policy *p,
@@ -85,26 +86,40 @@ int prio_plan_build(const struct policy *p, struct prio_plan *plan,
 static int run_step(const struct prio_plan_step *st, struct prio_cycle *cy,
                     int64_t *scores, struct err *e)
 {
+    const char *name = st->plugin->ref.name;
     const void *args = &st->prio->args;
     void *state = NULL;
     size_t i;
+    int rc;
 
-    if (st->plugin->prescore && st->plugin->prescore(cy, args, &state, e) < 0)
-        return err_prefix(e, "plugin \"%s\": ", st->plugin->ref.name);
-    for (i = 0; i < cy->n_nodes; i++) {
-        if (st->plugin->score(cy, args, state, cy->nodes[i], &scores[i], e) < 0)
-            return err_prefix(e, "plugin \"%s\": ", st->plugin->ref.name);
+    if (st->plugin->prescore) {
+        plugin_call_enter(name, "prescore", cy->pod, NULL);
+        rc = st->plugin->prescore(cy, args, &state, e);
+        plugin_call_leave();
+        if (rc < 0)
+            return err_prefix(e, "plugin \"%s\": ", name);
     }
-    if (st->plugin->normalize &&
-        st->plugin->normalize(cy, args, state, scores, e) < 0)
-        return err_prefix(e, "plugin \"%s\": ", st->plugin->ref.name);
+    for (i = 0; i < cy->n_nodes; i++) {
+        plugin_call_enter(name, "score", cy->pod, cy->nodes[i]);
+        rc = st->plugin->score(cy, args, state, cy->nodes[i], &scores[i], e);
+        plugin_call_leave();
+        if (rc < 0)
+            return err_prefix(e, "plugin \"%s\": ", name);
+    }
+    if (st->plugin->normalize) {
+        plugin_call_enter(name, "normalize", cy->pod, NULL);
+        rc = st->plugin->normalize(cy, args, state, scores, e);
+        plugin_call_leave();
+        if (rc < 0)
+            return err_prefix(e, "plugin \"%s\": ", name);
+    }
     for (i = 0; i < cy->n_nodes; i++) {
         if (scores[i] < 0 || scores[i] > PRIO_MAX_NODE_SCORE)
             return err_set(e,
                            "plugin \"%s\" returns an invalid score %lld, it "
                            "should in the range of [0, 100] after "
                            "normalizing",
-                           st->plugin->ref.name, (long long)scores[i]);
+                           name, (long long)scores[i]);
     }
     return 0;
 }

@@ -192,6 +192,129 @@ static void token_file_should_be_reread_when_it_changes(void **state)
     fh_stop(fh);
 }
 
+/* Issue 29: a token file holding "\r\nX-Injected: 1" would have become a
+ * header at the API server. The request is refused, naming the file, and
+ * nothing reaches the server. */
+static void token_file_with_control_characters_should_be_refused(void **state)
+{
+    char path[] = "/tmp/kpe-token-XXXXXX", want[128];
+    int fd = mkstemp(path);
+    struct fake_http *fh = fh_start(NULL, 0);
+    struct kube_client *c;
+    struct kube_response r;
+    struct err e = { "" };
+
+    (void)state;
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "abc\r\nX-Injected: 1\n", 20), 20);
+    close(fd);
+    c = client_for(fh, NULL, path);
+    assert_int_equal(
+        kube_client_request(c, "GET", "/api", NULL, NULL, 0, &r, &e), -1);
+    snprintf(want, sizeof(want),
+             "GET /api: token file %s: control character 0x0d at byte 3 is "
+             "not allowed in an HTTP header",
+             path);
+    assert_string_equal(e.msg, want);
+    assert_int_equal(fh_count(fh), 0);
+    kube_client_free(c);
+    unlink(path);
+    fh_stop(fh);
+}
+
+/* Every other header value we send: the user agent, a token set directly. */
+static void
+header_values_with_control_characters_should_be_refused(void **state)
+{
+    static const struct {
+        const char *ua, *token, *want;
+    } cases[] = {
+        { "kpe\r\nX-Injected: 1", NULL,
+          "user agent: control character 0x0d at byte 3 is not allowed in an "
+          "HTTP header" },
+        { "kpe\x7f", NULL,
+          "user agent: control character 0x7f at byte 3 is not allowed in an "
+          "HTTP header" },
+        { NULL, "tok\nX: 1",
+          "token: control character 0x0a at byte 3 is not allowed in an HTTP "
+          "header" },
+    };
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct kube_conn conn = { 0 };
+        struct kube_client_opts o = { 0 };
+        struct err e = { "" };
+
+        conn.server = strdup("http://127.0.0.1:1");
+        conn.token = cases[i].token ? strdup(cases[i].token) : NULL;
+        o.user_agent = cases[i].ua;
+        assert_null(kube_client_new(&conn, &o, &e));
+        assert_string_equal(e.msg, cases[i].want);
+    }
+}
+
+/* Issue 29: a synchronous answer was taken up to 64 MiB; it is capped at
+ * KUBE_LIST_PAGE_MAX like a list page, declared (Content-Length) or not
+ * (chunked). */
+static void answer_over_the_cap_should_be_refused(void **state)
+{
+    size_t len = KUBE_LIST_PAGE_MAX + 1, i;
+    char *big = malloc(len + 1);
+
+    (void)state;
+    assert_non_null(big);
+    memset(big, 'x', len);
+    big[len] = '\0';
+    for (i = 0; i < 2; i++) {
+        struct fh_response r = { "GET /api", 200, big, 0, 0, i == 1, 0, false };
+        struct fake_http *fh = fh_start(&r, 1);
+        struct kube_client *c = client_for(fh, NULL, NULL);
+        struct kube_response out;
+        struct err e = { "" };
+
+        assert_int_equal(
+            kube_client_request(c, "GET", "/api", NULL, NULL, 0, &out, &e), -1);
+        assert_non_null(strstr(e.msg, "/api: answer larger than 33554432 "
+                                      "bytes: refused"));
+        kube_client_free(c);
+        fh_stop(fh);
+    }
+    free(big);
+}
+
+/* A write's answer is read for its status message only: a big one is
+ * dropped past 64 KiB, never taken whole (32 writes run at once) nor
+ * refused (the write took effect). */
+static void big_write_answer_should_be_dropped_not_refused(void **state)
+{
+    size_t len = KUBE_LIST_PAGE_MAX + 1; /* refused by kube_client_request */
+    char *big = malloc(len + 1);
+    struct fh_response r = {
+        "POST /api/v1/namespaces/ns1/events", 201, big, 0, 0, true, 0, false
+    };
+    struct kube_event_ref ref = { "Pod", "ns1", "p1", NULL, NULL };
+    struct fake_http *fh;
+    struct kube_client *c;
+    struct err e = { "" };
+
+    (void)state;
+    assert_non_null(big);
+    memset(big, ' ', len);
+    big[0] = '{';
+    big[len - 1] = '}';
+    big[len] = '\0';
+    fh = fh_start(&r, 1);
+    c = client_for(fh, NULL, NULL);
+    assert_int_equal(kube_client_create_event(c, &ref, "Normal", "Scheduled",
+                                              "m", "kpe", &e),
+                     0);
+    kube_client_free(c);
+    fh_stop(fh);
+    free(big);
+}
+
 struct rl_step {
     double at;   /* seconds */
     double wait; /* expected */
@@ -272,6 +395,11 @@ int main(void)
         cmocka_unit_test(bind_should_refuse_names_that_break_the_path),
         cmocka_unit_test(event_and_status_patch_should_reach_their_paths),
         cmocka_unit_test(token_file_should_be_reread_when_it_changes),
+        cmocka_unit_test(token_file_with_control_characters_should_be_refused),
+        cmocka_unit_test(
+            header_values_with_control_characters_should_be_refused),
+        cmocka_unit_test(answer_over_the_cap_should_be_refused),
+        cmocka_unit_test(big_write_answer_should_be_dropped_not_refused),
         cmocka_unit_test(ratelimit_should_allow_burst_then_space_at_qps),
         cmocka_unit_test(client_should_report_an_unreachable_server),
     };

@@ -127,15 +127,36 @@ static const struct preempt_case {
     { "fuzz_extender crash: 46 digits",
       PREEMPT_BODY("4444444444444444444444444444444444444444444441"),
       "NodeNameToMetaVictims.general-1.NumPDBViolations: integer "
-      "4.4444444444444446e+45 out of range for int64",
+      "4444444444444444444444444444444444444444444441 out of range for int64",
       NULL },
     { "below int64", PREEMPT_BODY("-1e300"),
-      "NodeNameToMetaVictims.general-1.NumPDBViolations: integer -1e+300 "
+      "NodeNameToMetaVictims.general-1.NumPDBViolations: integer -1e300 "
       "out of range for int64",
       NULL },
     { "not an integer", PREEMPT_BODY("1.5"),
       "NodeNameToMetaVictims.general-1.NumPDBViolations: expected an "
       "integer, got number 1.5",
+      NULL },
+    /* Issue 29: exact, as Go's strconv.ParseInt; named as written. */
+    { "INT64_MAX is an int64", PREEMPT_BODY("9223372036854775807"), NULL,
+      "{\"NodeNameToMetaVictims\":{\"general-1\":{\"Pods\":[{\"UID\":"
+      "\"bceb88c6-1020-37a6-ad0c-b10af6cd8fe7\"}],\"NumPDBViolations\":"
+      "9223372036854775807}}}" },
+    { "one above INT64_MAX", PREEMPT_BODY("9223372036854775808"),
+      "NodeNameToMetaVictims.general-1.NumPDBViolations: integer "
+      "9223372036854775808 out of range for int64",
+      NULL },
+    { "INT64_MIN is an int64", PREEMPT_BODY("-9223372036854775808"), NULL,
+      "{\"NodeNameToMetaVictims\":{\"general-1\":{\"Pods\":[{\"UID\":"
+      "\"bceb88c6-1020-37a6-ad0c-b10af6cd8fe7\"}],\"NumPDBViolations\":"
+      "-9223372036854775808}}}" },
+    { "one below INT64_MIN", PREEMPT_BODY("-9223372036854775809"),
+      "NodeNameToMetaVictims.general-1.NumPDBViolations: integer "
+      "-9223372036854775809 out of range for int64",
+      NULL },
+    { "1e309 is not echoed as another number", PREEMPT_BODY("1e309"),
+      "NodeNameToMetaVictims.general-1.NumPDBViolations: expected an "
+      "integer, got number 1e309",
       NULL },
     { "an int64 is echoed", PREEMPT_BODY("7"), NULL,
       "{\"NodeNameToMetaVictims\":{\"general-1\":{\"Pods\":[{\"UID\":"

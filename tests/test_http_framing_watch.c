@@ -27,97 +27,184 @@ static const struct {
     const char *name, *stream;
     size_t len;
     enum srv_fw_state want;
+    enum srv_fw_why why; /* for SRV_FW_CORRUPT; SRV_FW_OK: BAD_CHUNK */
 } cases[] = {
     /* Followed to the end: back at a request line. */
     { "Content-Length body, then a GET",
-      S("POST / HTTP/1.1\r\nContent-Length: 3\r\n\r\nabcGET / "
-        "HTTP/1.1\r\n\r\n"),
-      SRV_FW_REQUEST },
+      S("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabcGET / "
+        "HTTP/1.1\r\nHost: y\r\n\r\n"),
+      SRV_FW_REQUEST, SRV_FW_OK },
     { "chunked with a trailer", S(POST_TE "2\r\n{}\r\n0\r\nX-T: 1\r\n\r\n"),
-      SRV_FW_REQUEST },
-    { "bare LF line ends", S("POST / HTTP/1.1\n" TE "\n2\n{}\n0\n\n"),
-      SRV_FW_REQUEST },
+      SRV_FW_REQUEST, SRV_FW_OK },
+    { "bare LF line ends", S("POST / HTTP/1.1\nHost: x\n" TE "\n2\n{}\n0\n\n"),
+      SRV_FW_REQUEST, SRV_FW_OK },
     { "empty lines between chunks skipped",
-      S(POST_TE "2\r\n{}\r\n\r\n\r\n0\r\n\r\n"), SRV_FW_REQUEST },
+      S(POST_TE "2\r\n{}\r\n\r\n\r\n0\r\n\r\n"), SRV_FW_REQUEST, SRV_FW_OK },
     { "no CRLF after the data: the next line is the size",
-      S(POST_TE "2\r\n{}0\r\n\r\n"), SRV_FW_REQUEST },
+      S(POST_TE "2\r\n{}0\r\n\r\n"), SRV_FW_REQUEST, SRV_FW_OK },
     { "size followed by a space and anything",
-      S(POST_TE "2 ;x\r\n{}\r\n0\r\n\r\n"), SRV_FW_REQUEST },
-    { "0x prefix and + sign (strtoll)",
-      S(POST_TE "0x2\r\n{}\r\n+1\r\n}\r\n0\r\n\r\n"), SRV_FW_REQUEST },
-    { "spaces only: size 0", S(POST_TE "   \r\n\r\n"), SRV_FW_REQUEST },
+      S(POST_TE "2 ;x\r\n{}\r\n0\r\n\r\n"), SRV_FW_REQUEST, SRV_FW_OK },
+    { "HTTP/1.0 needs no Host",
+      S("POST / HTTP/1.0\r\nContent-Length: 2\r\n\r\n{}"), SRV_FW_REQUEST,
+      SRV_FW_OK },
+    { "request line longer than the line kept",
+      S("GET /"
+        "................................................................"
+        " HTTP/1.1\r\nHost: x\r\n\r\n"),
+      SRV_FW_REQUEST, SRV_FW_OK },
+    { "a header name longer than the line kept",
+      S("GET / HTTP/1.1\r\nHost: x\r\nX-"
+        "0123456789012345678901234567890123456789012345678901234567890123"
+        ": v\r\n\r\n"),
+      SRV_FW_REQUEST, SRV_FW_OK },
+    { "obs-text and HTAB in a value",
+      S("GET / HTTP/1.1\r\nHost: x\r\nX-A: \t\xe9t\xe9\t\r\n\r\n"),
+      SRV_FW_REQUEST, SRV_FW_OK },
+    /* RFC 9112, as Go and llhttp: 400 where evhttp would go on. */
+    { "0x prefix (strtoll would take it)", S(POST_TE "0x1a3\r\n"),
+      SRV_FW_CORRUPT, SRV_FW_OK },
+    { "+ sign (strtoll would take it)", S(POST_TE "+1\r\n}\r\n"),
+      SRV_FW_CORRUPT, SRV_FW_OK },
+    { "spaces only (strtoll: size 0)", S(POST_TE "   \r\n\r\n"), SRV_FW_CORRUPT,
+      SRV_FW_OK },
+    { "space before the colon of Content-Length",
+      S("POST / HTTP/1.1\r\nHost: x\r\nContent-Length : 33\r\n\r\n"),
+      SRV_FW_CORRUPT, SRV_FW_BAD_NAME },
+    { "space before the colon of Transfer-Encoding",
+      S("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding : chunked\r\n"
+        "Content-Length: 3\r\n\r\n"),
+      SRV_FW_CORRUPT, SRV_FW_BAD_NAME },
+    { "tab before the colon", S("GET / HTTP/1.1\r\nHost\t: x\r\n\r\n"),
+      SRV_FW_CORRUPT, SRV_FW_BAD_NAME },
+    { "empty field name", S("GET / HTTP/1.1\r\nHost: x\r\n: v\r\n\r\n"),
+      SRV_FW_CORRUPT, SRV_FW_BAD_NAME },
+    { "HTTP/1.1 without Host", S("GET / HTTP/1.1\r\nX-A: 1\r\n\r\n"),
+      SRV_FW_CORRUPT, SRV_FW_BAD_HOST },
+    { "two Host headers", S("GET / HTTP/1.1\r\nHost: x\r\nhost: y\r\n\r\n"),
+      SRV_FW_CORRUPT, SRV_FW_BAD_HOST },
+    { "two Host headers in HTTP/1.0",
+      S("GET / HTTP/1.0\r\nHost: x\r\nHost: y\r\n\r\n"), SRV_FW_CORRUPT,
+      SRV_FW_BAD_HOST },
+    { "NUL in a value", S("GET / HTTP/1.1\r\nHost: x\r\nX-A: a\0b\r\n\r\n"),
+      SRV_FW_CORRUPT, SRV_FW_BAD_VALUE },
+    { "bare CR in a value", S("GET / HTTP/1.1\r\nHost: x\r\nX-A: a\rb\r\n\r\n"),
+      SRV_FW_CORRUPT, SRV_FW_BAD_VALUE },
+    { "DEL in a value", S("GET / HTTP/1.1\r\nHost: x\r\nX-A: \x7f\r\n\r\n"),
+      SRV_FW_CORRUPT, SRV_FW_BAD_VALUE },
+    { "NUL at the start of a header line (evhttp: the end of headers)",
+      S("POST / HTTP/1.1\r\nHost: x\r\n\0\r\nContent-Length: 2\r\n\r\n"),
+      SRV_FW_CORRUPT, SRV_FW_BAD_NAME },
+    { "Transfer-Encoding: identity, chunked",
+      S("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: identity, "
+        "chunked\r\n\r\n"),
+      SRV_FW_CORRUPT, SRV_FW_BAD_TE },
+    { "Transfer-Encoding in HTTP/1.0",
+      S("POST / HTTP/1.0\r\n" TE "Content-Length: 2\r\n\r\n{}"), SRV_FW_CORRUPT,
+      SRV_FW_BAD_TE },
+    { "two Transfer-Encoding headers",
+      S("POST / HTTP/1.1\r\nHost: x\r\n" TE TE "\r\n"), SRV_FW_CORRUPT,
+      SRV_FW_BAD_TE },
+    { "header line without a colon",
+      S("GET / HTTP/1.1\r\nHost: x\r\nnocolon\r\n\r\n"), SRV_FW_CORRUPT,
+      SRV_FW_BAD_NO_COLON },
+    { "HEAD with a Content-Length body",
+      S("HEAD / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n"),
+      SRV_FW_CORRUPT, SRV_FW_BAD_BODY },
+    { "long Content-Length",
+      S("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: "
+        "0000000000000000000000000000000000000000000000000000000000000002"
+        "\r\n\r\n{}"),
+      SRV_FW_CORRUPT, SRV_FW_BAD_LENGTH },
     { "TE value in another case, trailing blanks",
-      S("POST / HTTP/1.1\r\ntransfer-encoding: ChUnKeD "
+      S("POST / HTTP/1.1\r\nHost: x\r\ntransfer-encoding: ChUnKeD "
         "\t\r\n\r\n1\r\nx\r\n0\r\n\r\n"),
-      SRV_FW_REQUEST },
-    { "HEAD reads no body", S("HEAD / HTTP/1.1\r\nContent-Length: 5\r\n\r\n"),
-      SRV_FW_REQUEST },
+      SRV_FW_REQUEST, SRV_FW_OK },
+    { "HEAD reads no body", S("HEAD / HTTP/1.1\r\nHost: x\r\n\r\n"),
+      SRV_FW_REQUEST, SRV_FW_OK },
     { "Content-Length with + (strtoll takes it)",
-      S("POST / HTTP/1.1\r\nContent-Length: +2\r\n\r\n{}"), SRV_FW_REQUEST },
+      S("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: +2\r\n\r\n{}"),
+      SRV_FW_REQUEST, SRV_FW_OK },
     { "chunked beside Content-Length: chunked wins",
-      S("POST / HTTP/1.1\r\nContent-Length: 100\r\n" TE
+      S("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n" TE
         "\r\n1\r\nx\r\n0\r\n\r\n"),
-      SRV_FW_REQUEST },
+      SRV_FW_REQUEST, SRV_FW_OK },
     { "size with a long tail after a space",
       S(POST_TE
         "1 "
         "................................................................"
         "\r\nx\r\n0\r\n\r\n"),
-      SRV_FW_REQUEST },
+      SRV_FW_REQUEST, SRV_FW_OK },
     /* Corrupt: evhttp would say 413, the answer is 400. */
-    { "size not hex", S(POST_TE "zz\r\n{}\r\n0\r\n\r\n"), SRV_FW_CORRUPT },
-    { "negative size", S(POST_TE "-2\r\n{}\r\n"), SRV_FW_CORRUPT },
-    { "chunk extension", S(POST_TE "2;a=b\r\n{}\r\n"), SRV_FW_CORRUPT },
+    { "size not hex", S(POST_TE "zz\r\n{}\r\n0\r\n\r\n"), SRV_FW_CORRUPT,
+      SRV_FW_OK },
+    { "negative size", S(POST_TE "-2\r\n{}\r\n"), SRV_FW_CORRUPT, SRV_FW_OK },
+    { "chunk extension", S(POST_TE "2;a=b\r\n{}\r\n"), SRV_FW_CORRUPT,
+      SRV_FW_OK },
     { "bad size after a good chunk", S(POST_TE "1\r\n{\r\n1x\r\n}\r\n"),
-      SRV_FW_CORRUPT },
-    { "GET may have a body too", S("GET / HTTP/1.1\r\n" TE "\r\nzz\r\n"),
-      SRV_FW_CORRUPT },
+      SRV_FW_CORRUPT, SRV_FW_OK },
+    { "GET may have a body too",
+      S("GET / HTTP/1.1\r\nHost: x\r\n" TE "\r\nzz\r\n"), SRV_FW_CORRUPT,
+      SRV_FW_OK },
     { "trailer line without a colon", S(POST_TE "0\r\nno colon\r\n\r\n"),
-      SRV_FW_CORRUPT },
+      SRV_FW_CORRUPT, SRV_FW_OK },
     { "long size line with junk after the number",
       S(POST_TE
         "1x..............................................................."
         "..........\r\n"),
-      SRV_FW_CORRUPT },
+      SRV_FW_CORRUPT, SRV_FW_OK },
     { "second request's chunks",
-      S("POST / HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}" POST_TE "q\r\n"),
-      SRV_FW_CORRUPT },
+      S("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}" POST_TE
+        "q\r\n"),
+      SRV_FW_CORRUPT, SRV_FW_OK },
     /* Not followed: evhttp's own answer stands. */
-    { "chunks over the cap", S(POST_TE "1001\r\n"), SRV_FW_OFF },
+    { "chunks over the cap", S(POST_TE "1001\r\n"), SRV_FW_OFF, SRV_FW_OK },
     { "Content-Length over the cap",
-      S("POST / HTTP/1.1\r\nContent-Length: 4097\r\n\r\n"), SRV_FW_OFF },
+      S("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 4097\r\n\r\n"),
+      SRV_FW_OFF, SRV_FW_OK },
+    { "number longer than 16 digits", S(POST_TE "00000000000000001\r\n"),
+      SRV_FW_CORRUPT, SRV_FW_OK },
     { "number longer than the line kept",
       S(POST_TE
         "0000000000000000000000000000000000000000000000000000000000000000"
         "0001\r\n"),
-      SRV_FW_OFF },
-    { "HEAD with chunked: its body is read as a request line",
-      S("HEAD / HTTP/1.1\r\n" TE "\r\nzz\r\n"), SRV_FW_OFF },
-    { "unknown method", S("BREW /pot HTTP/1.1\r\n" TE "\r\nzz\r\n"),
-      SRV_FW_OFF },
-    { "folded header", S("POST / HTTP/1.1\r\nX-A: 1\r\n b\r\n" TE "\r\nzz\r\n"),
-      SRV_FW_OFF },
-    { "first Transfer-Encoding counts",
-      S("POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n" TE "\r\nzz\r\n"),
-      SRV_FW_OFF },
-    { "folded trailer", S(POST_TE "0\r\nX-A: 1\r\n b\r\n\r\n"), SRV_FW_OFF },
-    /* A line starting with NUL is empty to evhttp (a C string). */
-    { "NUL line between chunks is skipped",
-      S(POST_TE "\0zz\r\n2\r\n{}\r\n0\r\n\r\n"), SRV_FW_REQUEST },
-    { "NUL line ends the trailer", S(POST_TE "0\r\n\0x\r\n"), SRV_FW_REQUEST },
+      SRV_FW_CORRUPT, SRV_FW_OK },
+    { "HEAD with chunked: evhttp would read its body as a request line",
+      S("HEAD / HTTP/1.1\r\nHost: x\r\n" TE "\r\nzz\r\n"), SRV_FW_CORRUPT,
+      SRV_FW_BAD_BODY },
+    { "unknown method", S("BREW /pot HTTP/1.1\r\nHost: x\r\n" TE "\r\nzz\r\n"),
+      SRV_FW_OFF, SRV_FW_OK },
+    { "folded header",
+      S("POST / HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n b\r\n" TE "\r\nzz\r\n"),
+      SRV_FW_CORRUPT, SRV_FW_BAD_FOLD },
+    { "Transfer-Encoding gzip",
+      S("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n" TE
+        "\r\nzz\r\n"),
+      SRV_FW_CORRUPT, SRV_FW_BAD_TE },
+    { "folded trailer", S(POST_TE "0\r\nX-A: 1\r\n b\r\n\r\n"), SRV_FW_CORRUPT,
+      SRV_FW_BAD_FOLD },
+    /* A line starting with NUL would be empty to evhttp (a C string). */
+    { "NUL line between chunks", S(POST_TE "\0zz\r\n2\r\n{}\r\n0\r\n\r\n"),
+      SRV_FW_CORRUPT, SRV_FW_OK },
+    { "NUL line in the trailer", S(POST_TE "0\r\n\0x\r\n"), SRV_FW_CORRUPT,
+      SRV_FW_OK },
     { "size cut by a NUL byte", S(POST_TE "2\0zz\r\n{}\r\n0\r\n\r\n"),
-      SRV_FW_REQUEST },
+      SRV_FW_CORRUPT, SRV_FW_OK },
     { "Content-Length not a number",
-      S("POST / HTTP/1.1\r\nContent-Length: 2x\r\n\r\nzz\r\n"), SRV_FW_OFF },
+      S("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2x\r\n\r\nzz\r\n"),
+      SRV_FW_OFF, SRV_FW_OK },
 };
 
 static void expect(size_t i, const char *how, struct srv_framing_watch *f,
                    int corrupt)
 {
+    enum srv_fw_why why = cases[i].why ? cases[i].why : SRV_FW_BAD_CHUNK;
+
     if (f->state != cases[i].want ||
-        corrupt != (cases[i].want == SRV_FW_CORRUPT))
-        fail_msg("%s (%s): state %d, want %d; feed said %d", cases[i].name, how,
-                 f->state, cases[i].want, corrupt);
+        corrupt != (cases[i].want == SRV_FW_CORRUPT) ||
+        (corrupt && f->why != why))
+        fail_msg("%s (%s): state %d (%s), want %d (%s); feed said %d",
+                 cases[i].name, how, f->state, srv_fw_why_text(f->why),
+                 cases[i].want, srv_fw_why_text(why), corrupt);
 }
 
 static void streams_should_be_judged_as_evhttp_parses_them(void **state)
@@ -149,7 +236,7 @@ static void streams_should_be_judged_as_evhttp_parses_them(void **state)
 static void req_start_should_mark_the_current_request(void **state)
 {
     static const char first[] =
-        "POST / HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}";
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}";
     static const char second[] = POST_TE "zz\r\n";
     struct srv_framing_watch f;
 

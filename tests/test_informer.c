@@ -145,8 +145,9 @@ struct run {
     struct kube_informers *infs;
 };
 
-/* fail_on for the next run_start. */
+/* fail_on and the bounds for the next run_start (zero: the defaults). */
 static const char *next_fail_on;
+static struct kube_informer_opts next_bounds;
 
 /* Serve script and start a node informer with quick backoff. */
 static void run_start(struct run *t, const struct fh_response *script, size_t n,
@@ -174,6 +175,10 @@ static void run_start(struct run *t, const struct fh_response *script, size_t n,
     o.watch_timeout_s = 30;
     o.log = rec_log;
     o.log_arg = &t->rec;
+    o.list_page_max = next_bounds.list_page_max;
+    o.watch_event_max = next_bounds.watch_event_max;
+    o.memory = next_bounds.memory;
+    memset(&next_bounds, 0, sizeof(next_bounds));
     if (kube_informers_start(t->client, &sink, &o, &t->infs, &e) < 0)
         fail_msg("start: %s", e.msg);
 }
@@ -466,6 +471,228 @@ static void sink_failure_should_be_logged_and_the_stream_go_on(void **state)
     run_stop(&t);
 }
 
+/* Wait up to 5 s for text in the log lines. */
+static bool log_has(struct run *t, const char *text)
+{
+    bool found = false;
+    int i;
+
+    for (i = 0; i < 500 && !found; i++) {
+        pthread_mutex_lock(&t->rec.lock);
+        found = strstr(t->rec.msgs, text) != NULL;
+        pthread_mutex_unlock(&t->rec.lock);
+        if (!found)
+            sleep_ms(10);
+    }
+    return found;
+}
+
+/* Seconds between requests i and j. */
+static double gap(struct run *t, size_t i, size_t j)
+{
+    struct fh_request a, b;
+
+    if (!fh_request(t->fh, i, &a) || !fh_request(t->fh, j, &b))
+        fail_msg("requests %zu and %zu never arrived", i, j);
+    return b.at - a.at;
+}
+
+/*
+ * Issue 29: an event we cannot read or of an unknown type relisted at once,
+ * a full LIST and a new WATCH every ~44 ms forever. Each relist now waits
+ * the reflector's backoff, doubling (0.1, 0.2, 0.4 s here, no jitter).
+ */
+static void unreadable_events_should_relist_with_growing_backoff(void **state)
+{
+    const struct fh_response script[] = {
+        ROW("limit=2", 200, LIST("10", "", "")),
+        WATCH("watch=true", "not json\n", -1, false),
+        ROW("limit=2", 200, LIST("10", "", "")),
+        WATCH("watch=true", EV("FOO", "{}"), -1, false),
+        ROW("limit=2", 200, LIST("10", "", "")),
+        WATCH("watch=true", EV("ERROR", "{\"kind\":\"Status\",\"code\":410}"),
+              -1, false),
+        ROW("limit=2", 200, LIST("10", "", "")),
+    };
+    const double want[] = { 0.1, 0.2, 0.4 };
+    struct kube_informers_status st;
+    struct run t;
+    size_t i;
+
+    (void)state;
+    run_start(&t, script, 7, 0.1);
+    assert_true(fh_wait(t.fh, 8, 5000) >= 8);
+    for (i = 0; i < 3; i++) {
+        double g = gap(&t, 1 + 2 * i, 2 + 2 * i);
+
+        expect_target(&t, 2 + 2 * i, "/api/v1/nodes?limit=2");
+        if (g < want[i] || g > want[i] + 1.0)
+            fail_msg("relist %zu came %.3f s after the bad watch, want %.1f s",
+                     i + 1, g, want[i]);
+    }
+    kube_informers_status(t.infs, &st);
+    assert_int_equal(st.relists, 3);
+    assert_true(log_has(&t, "nodes: watch from 10: watch event: invalid JSON "
+                            "at byte 0"));
+    assert_true(log_has(&t, "nodes: watch from 10: watch event: unknown type "
+                            "\"FOO\"; relisting"));
+    run_stop(&t);
+}
+
+/* client-go's watchHandler: a watch closed within a second with nothing
+ * received is a failure, so a server that closes every watch at once does
+ * not get a new one every few milliseconds. */
+static void very_short_watch_should_relist_after_backoff(void **state)
+{
+    const struct fh_response script[] = {
+        ROW("limit=2", 200, LIST("10", "", "")),
+        WATCH("watch=true", "", 0, false),
+        ROW("limit=2", 200, LIST("11", "", "")),
+        WATCH("watch=true", "", 0, false),
+        ROW("limit=2", 200, LIST("12", "", "")),
+    };
+    struct run t;
+
+    (void)state;
+    run_start(&t, script, 5, 0.2);
+    assert_true(fh_wait(t.fh, 6, 5000) >= 6);
+    expect_target(&t, 2, "/api/v1/nodes?limit=2");
+    expect_target(&t, 4, "/api/v1/nodes?limit=2");
+    if (gap(&t, 1, 2) < 0.2 || gap(&t, 3, 4) < 0.4)
+        fail_msg("relisted after %.3f s and %.3f s, want 0.2 and 0.4",
+                 gap(&t, 1, 2), gap(&t, 3, 4));
+    assert_true(log_has(&t, "nodes: watch from 10 closed within 1 s with no "
+                            "event; relisting"));
+    run_stop(&t);
+}
+
+#define BIG_ITEMS                                                              \
+    NODE("a-node-with-a-long-name-0", "1")                                     \
+    "," NODE("a-node-with-a-long-name-1",                                      \
+             "2") "," NODE("a-node-with-a-long-name-2",                        \
+                           "3") "," NODE("a-node-with-a-long-name-3", "4")
+
+/*
+ * Issue 29: a list page could take 1 GiB. Past the cap (200 bytes here)
+ * the page is refused, with the resource and the size, whether its length
+ * was declared (Content-Length: refused before the body is read) or not
+ * (chunked: refused as it arrives); the relist after the backoff goes on.
+ */
+static void list_page_over_the_cap_should_be_refused(void **state)
+{
+    const struct fh_response declared[] = {
+        ROW("limit=2", 200, LIST("10", "", BIG_ITEMS)),
+        ROW("limit=2", 200, LIST("10", "", NODE("n1", "1"))),
+    };
+    const struct fh_response streamed[] = {
+        WATCH("limit=2", LIST("10", "", BIG_ITEMS), 0, false),
+        ROW("limit=2", 200, LIST("10", "", NODE("n1", "1"))),
+    };
+    const struct {
+        const struct fh_response *script;
+        const char *want;
+    } cases[] = {
+        { declared, "list page declared larger than 200 bytes (the cap for "
+                    "a page of 2 objects): refused" },
+        { streamed, "list page larger than 200 bytes (the cap for a page of 2 "
+                    "objects) once decompressed: refused" },
+    };
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < 2; i++) {
+        struct run t;
+
+        next_bounds.list_page_max = 200;
+        run_start(&t, cases[i].script, 2, 0.05);
+        rec_wait(&t.rec, 3);
+        expect_log(&t, "BEGIN | ADDED n1 1 | END");
+        if (!log_has(&t, cases[i].want) || !log_has(&t, "nodes: list http://"))
+            fail_msg("case %zu: log lacks \"%s\":\n%s", i, cases[i].want,
+                     t.rec.msgs);
+        run_stop(&t);
+    }
+}
+
+/* client-go's streaming decoder refuses an object over 16 MiB; a 100 MB
+ * event was buffered whole. Past the cap (120 bytes here) the watch ends
+ * and, the event being lost, the informer relists. */
+static void watch_event_over_the_cap_should_relist(void **state)
+{
+    const struct fh_response script[] = {
+        ROW("limit=2", 200, LIST("10", "", "")),
+        WATCH("watch=true",
+              EV("ADDED", NODE("small", "11"))
+                  EV("ADDED", NODE("a-node-with-a-name-long-enough-to-pass-the-"
+                                   "cap-of-one-hundred-and-twenty-bytes",
+                                   "12")),
+              -1, false),
+        ROW("limit=2", 200, LIST("20", "", "")),
+    };
+    struct run t;
+
+    (void)state;
+    next_bounds.watch_event_max = 120;
+    run_start(&t, script, 3, 0.05);
+    rec_wait(&t.rec, 5);
+    expect_log(&t, "BEGIN | END | ADDED small 11 | BEGIN | END");
+    assert_true(log_has(&t, "nodes: watch from 11: watch event larger than "
+                            "120 bytes: refused; relisting"));
+    run_stop(&t);
+}
+
+/* All informers' data at once stays under one budget: a page that fits
+ * the page cap but not the budget is refused too, and says so. */
+static void list_page_over_the_budget_should_be_refused(void **state)
+{
+    static char big[300000];
+    const struct fh_response script[] = {
+        WATCH("limit=2", big, 0, false),
+        ROW("limit=2", 200, LIST("10", "", "")),
+    };
+    struct run t;
+
+    (void)state;
+    snprintf(big, sizeof(big), "{\"kind\":\"NodeList\",\"x\":\"%0*d\"}",
+             (int)sizeof(big) - 40, 0);
+    next_bounds.list_page_max = 1 << 20;
+    next_bounds.memory = 200000;
+    run_start(&t, script, 2, 0.05);
+    rec_wait(&t.rec, 2);
+    expect_log(&t, "BEGIN | END");
+    assert_true(log_has(&t, "bytes needs more than the 200000 bytes the "
+                            "informers may hold at once"));
+    run_stop(&t);
+}
+
+/* A watch event under its cap but over the budget: refused before its
+ * buffer grows past the budget, then a relist. */
+static void watch_event_over_the_budget_should_relist(void **state)
+{
+    static char big[300000];
+    const struct fh_response script[] = {
+        ROW("limit=2", 200, LIST("10", "", "")),
+        { "watch=true", 200, big, 16384, 0, true, -1, false },
+        ROW("limit=2", 200, LIST("20", "", "")),
+    };
+    struct run t;
+
+    (void)state;
+    snprintf(
+        big, sizeof(big),
+        "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"%0*d\"}}}"
+        "\n",
+        (int)sizeof(big) - 80, 0);
+    next_bounds.watch_event_max = 1 << 20;
+    next_bounds.memory = 200000;
+    run_start(&t, script, 3, 0.05);
+    rec_wait(&t.rec, 4);
+    expect_log(&t, "BEGIN | END | BEGIN | END");
+    assert_true(log_has(&t, "bytes needs more than the 200000 bytes the "
+                            "informers may hold at once; relisting"));
+    run_stop(&t);
+}
+
 /* ---- the stream decoder, without the network ---- */
 
 struct lines_out {
@@ -614,6 +841,12 @@ int main(void)
         cmocka_unit_test(unauthorized_should_show_in_status_and_log),
         cmocka_unit_test(watch_should_decode_events_split_into_small_pieces),
         cmocka_unit_test(sink_failure_should_be_logged_and_the_stream_go_on),
+        cmocka_unit_test(unreadable_events_should_relist_with_growing_backoff),
+        cmocka_unit_test(very_short_watch_should_relist_after_backoff),
+        cmocka_unit_test(list_page_over_the_cap_should_be_refused),
+        cmocka_unit_test(watch_event_over_the_cap_should_relist),
+        cmocka_unit_test(list_page_over_the_budget_should_be_refused),
+        cmocka_unit_test(watch_event_over_the_budget_should_relist),
     };
 
     curl_global_init(CURL_GLOBAL_DEFAULT);

@@ -18,6 +18,7 @@
 
 #include "kube/base/arena.h"
 #include "kube/base/err.h"
+#include "kube/base/json_dups.h"
 #include "kube/base/json_parse.h"
 
 #define UNTERMINATED "unterminated string (no closing quote)"
@@ -924,6 +925,110 @@ static void duplicate_keys_should_be_kept_in_order(void **state)
     parsed_free(&p);
 }
 
+/* Render the tree back (cJSON's printer reads our nodes as its own). */
+static char *render(const cJSON *v)
+{
+    return cJSON_PrintUnformatted(v);
+}
+
+/*
+ * JSON_ARENA_GO_KEYS: duplicate keys as Go's encoding/json decodes them
+ * (decode.go object(): each member stored in turn, into the value already
+ * there): the last wins, two objects merge, recursively; big objects take
+ * the hashed path.
+ */
+static void go_keys_flag_should_resolve_duplicates_as_go(void **state)
+{
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        { "{\"a\":1,\"b\":2,\"a\":3}", "{\"b\":2,\"a\":3}" },
+        { "{\"l\":{\"x\":\"1\"},\"l\":{\"y\":\"2\",\"x\":\"3\"}}",
+          "{\"l\":{\"y\":\"2\",\"x\":\"3\"}}" },
+        { "{\"p\":{\"m\":{\"n\":\"a\"}},\"q\":0,\"p\":{\"m\":{\"ns\":\"b\"}}}",
+          "{\"p\":{\"m\":{\"n\":\"a\",\"ns\":\"b\"}},\"q\":0}" },
+        { "{\"a\":{\"b\":1},\"a\":null}", "{\"a\":null}" },
+        { "{\"a\":[1],\"a\":{\"b\":1}}", "{\"a\":{\"b\":1}}" },
+        { "{\"a\":{\"b\":1},\"a\":[2]}", "{\"a\":[2]}" },
+        { "[{\"a\":1,\"a\":2},{\"a\":3}]", "[{\"a\":2},{\"a\":3}]" },
+        /* Case variants are a struct field's business (json_member_go). */
+        { "{\"a\":1,\"A\":2}", "{\"a\":1,\"A\":2}" },
+    };
+    struct arena a;
+    struct err e;
+    cJSON *root;
+    char big[4096], want[4096], *out;
+    size_t i, n = 0, w = 0;
+
+    (void)state;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        arena_init(&a, 0);
+        assert_int_equal(json_arena_parse(&a, cases[i].in, strlen(cases[i].in),
+                                          JSON_ARENA_GO_KEYS, &root, &e),
+                         0);
+        out = render(root);
+        if (strcmp(out, cases[i].want) != 0)
+            fail_msg("%s: got %s, want %s", cases[i].in, out, cases[i].want);
+        free(out);
+        arena_destroy(&a);
+    }
+    /* 40 keys, each twice: the hashed path. */
+    n += (size_t)snprintf(big + n, sizeof(big) - n, "{");
+    for (i = 0; i < 80; i++)
+        n += (size_t)snprintf(big + n, sizeof(big) - n, "%s\"k%zu\":%zu",
+                              i ? "," : "", i % 40, i);
+    snprintf(big + n, sizeof(big) - n, "}");
+    w += (size_t)snprintf(want + w, sizeof(want) - w, "{");
+    for (i = 40; i < 80; i++)
+        w += (size_t)snprintf(want + w, sizeof(want) - w, "%s\"k%zu\":%zu",
+                              i > 40 ? "," : "", i % 40, i);
+    snprintf(want + w, sizeof(want) - w, "}");
+    arena_init(&a, 0);
+    assert_int_equal(
+        json_arena_parse(&a, big, strlen(big), JSON_ARENA_GO_KEYS, &root, &e),
+        0);
+    out = render(root);
+    assert_string_equal(out, want);
+    free(out);
+    arena_destroy(&a);
+}
+
+/* A struct field: every key equal ignoring case (and U+017F, U+212A),
+ * the last winning, objects merged. */
+static void member_go_should_fill_a_struct_field_as_go(void **state)
+{
+    static const char doc[] =
+        "{\"NodeNames\":[\"rdma-1\"],\"nodenames\":[\"general-1\"],"
+        "\"Pod\":{\"metadata\":{\"name\":\"p\"}},\"pod\":{\"spec\":{}},"
+        "\"Nodes\":null,\"Node\\u017f\":[1],\"Node_s\":2}";
+    struct arena a;
+    struct err e;
+    cJSON *root, *v;
+    char *out;
+
+    (void)state;
+    arena_init(&a, 0);
+    assert_int_equal(
+        json_arena_parse(&a, doc, strlen(doc), JSON_ARENA_GO_KEYS, &root, &e),
+        0);
+    out = render(json_member_go(&a, root, "NodeNames"));
+    assert_string_equal(out, "[\"general-1\"]");
+    free(out);
+    out = render(json_member_go(&a, root, "Pod"));
+    assert_string_equal(out, "{\"metadata\":{\"name\":\"p\"},\"spec\":{}}");
+    free(out);
+    v = json_member_go(&a, root, "Nodes");
+    assert_non_null(v);
+    assert_true(cJSON_IsArray(v));
+    assert_null(json_member_go(&a, root, "Missing"));
+    assert_null(json_member_go(&a, v, "x"));
+    assert_true(json_key_names_field("\xe2\x84\xaa"
+                                     "ey",
+                                     5, "KEY"));
+    assert_false(json_key_names_field("k-y", 3, "k\ry"));
+    arena_destroy(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -940,6 +1045,8 @@ int main(void)
         cmocka_unit_test(object_with_100000_members_should_parse_in_order),
         cmocka_unit_test(cjson_read_api_should_work_on_the_tree),
         cmocka_unit_test(duplicate_keys_should_be_kept_in_order),
+        cmocka_unit_test(go_keys_flag_should_resolve_duplicates_as_go),
+        cmocka_unit_test(member_go_should_fill_a_struct_field_as_go),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -146,6 +146,36 @@ static const struct kc_case kc_cases[] = {
     KC_ERR("exec plugin", KC(SERVER, "    exec: {command: aws}\n"), NULL,
            "user \"u\": exec is not supported"),
     KC_ERR("not YAML", "current-context: [c\n", NULL, "invalid YAML at line"),
+    /* Issue 29: what would reach a log line or a request header. */
+    KC_ERR("password in the server URL",
+           KC("    server: http://admin:PASS@1.2.3.4:6443\n", ""), NULL,
+           "cluster \"k\": server: a user name or password in the server "
+           "URL is not supported"),
+    KC_ERR("user name in the server URL",
+           KC("    server: https://admin@1.2.3.4\n", ""), NULL,
+           "user name or password in the server URL"),
+    KC_ERR("query in the server URL",
+           KC("    server: http://1.2.3.4/x?y=1\n", ""), NULL,
+           "cluster \"k\": server: a query (?) or fragment (#)"),
+    KC_ERR("fragment in the server URL",
+           KC("    server: http://1.2.3.4#x\n", ""), NULL,
+           "cluster \"k\": server: a query (?) or fragment (#)"),
+    KC_ERR("CR LF in the server URL",
+           KC("    server: \"http://1.2.3.4\\r\\nX: 1\"\n", ""), NULL,
+           "cluster \"k\": server: control character 0x0d at byte 14"),
+    KC_ERR("CR LF in the token",
+           KC(SERVER, "    token: \"abc\\r\\nX-Injected: 1\"\n"), NULL,
+           "user \"u\": token: control character 0x0d at byte 3 is not "
+           "allowed in an HTTP header"),
+    KC_ERR("NUL in the token", KC(SERVER, "    token: \"ab\\0c\"\n"), NULL,
+           "user \"u\": token: control character 0x00 at byte 2"),
+    KC_ERR("DEL in the token", KC(SERVER, "    token: \"ab\\x7fc\"\n"), NULL,
+           "user \"u\": token: control character 0x7f at byte 2"),
+    KC_ERR("impersonation", KC(SERVER, "    as: admin\n"), NULL,
+           "user \"u\": as is not supported"),
+    KC_ERR("impersonated groups",
+           KC(SERVER, "    as-groups: [system:masters]\n"), NULL,
+           "user \"u\": as-groups is not supported"),
 };
 
 static bool blob_eq(const char *want, const char *got, size_t len)
@@ -175,7 +205,9 @@ static void kubeconfig_should_resolve_each_case(void **state)
             char prefix[300];
 
             snprintf(prefix, sizeof(prefix), "kubeconfig %s: ", path);
+            /* No message quotes a secret (PASS, the token's text). */
             if (rc == 0 || !strstr(e.msg, tc->want_err) ||
+                strstr(e.msg, "PASS") || strstr(e.msg, "Injected") ||
                 strncmp(e.msg, prefix, strlen(prefix))) {
                 print_error("case \"%s\": want error containing \"%s\", got "
                             "rc %d \"%s\"\n",
@@ -311,6 +343,54 @@ static void master_should_override_the_kubeconfig_server(void **state)
     kube_conn_free(&c);
 }
 
+/* Issue 29: neither --master nor the in-cluster host may carry userinfo,
+ * a query or a fragment, and the refusal never quotes the password. */
+static void master_should_refuse_userinfo_query_and_fragment(void **state)
+{
+    static const struct {
+        const char *master, *want;
+    } cases[] = {
+        { "http://admin:PASS@127.0.0.1:8080",
+          "--master: a user name or password in the server URL is not "
+          "supported (basic auth is refused; use a token, tokenFile or a "
+          "client certificate)" },
+        { "http://127.0.0.1:8080/x?y=1",
+          "--master: a query (?) or fragment (#) is not allowed in the server "
+          "URL (API paths are appended to it)" },
+        { "http://127.0.0.1:8080#PASS",
+          "--master: a query (?) or fragment (#) is not allowed in the server "
+          "URL (API paths are appended to it)" },
+        { "http://127.0.0.1:8080\nPASS",
+          "--master: control character 0x0a at byte 21 is not allowed in the "
+          "server URL" },
+    };
+    struct kube_in_cluster_paths ic = { "admin:PASS@10.0.0.1", "443", NULL,
+                                        NULL };
+    struct kube_conn_opts o = { 0 };
+    struct kube_conn c;
+    char tok[256];
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct err e = { "" };
+
+        o.master = cases[i].master;
+        assert_int_equal(kube_conn_resolve(&o, &c, &e), -1);
+        assert_string_equal(e.msg, cases[i].want);
+    }
+    snprintf(tok, sizeof(tok), "%s/tok", dir);
+    ic.token_file = tok;
+    ic.ca_file = tok;
+    {
+        struct err e = { "" };
+
+        assert_int_equal(kube_conn_in_cluster(&ic, &c, &e), -1);
+        assert_non_null(strstr(e.msg, "user name or password"));
+        assert_null(strstr(e.msg, "PASS"));
+    }
+}
+
 struct b64_case {
     const char *in;
     const char *out; /* NULL: invalid */
@@ -358,6 +438,7 @@ int main(void)
         cmocka_unit_test(kubeconfig_should_name_a_missing_file),
         cmocka_unit_test(in_cluster_should_use_overridden_paths),
         cmocka_unit_test(master_should_override_the_kubeconfig_server),
+        cmocka_unit_test(master_should_refuse_userinfo_query_and_fragment),
         cmocka_unit_test(base64_should_decode_standard_padding),
     };
 

@@ -166,7 +166,7 @@ static const struct bad_case bad_cases[] = {
       "\"podAntiAffinity\":{\"preferredDuringSchedulingIgnoredDuring"
       "Execution\":[{\"weight\":1e10}]}}}}",
       "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuring"
-      "Execution[0].weight: integer 10000000000 out of range for int32" },
+      "Execution[0].weight: integer 1e10 out of range for int32" },
     { "match labels value a number", POD,
       "{\"metadata\":{\"name\":\"p\"},\"spec\":{\"affinity\":{"
       "\"podAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":"
@@ -217,7 +217,12 @@ static const struct bad_case bad_cases[] = {
     { "image size beyond int64", NODE,
       "{\"metadata\":{\"name\":\"n\"},\"status\":{\"images\":[{\"sizeBytes\":"
       "1e19}]}}",
-      "status.images[0].sizeBytes: integer 1e+19 out of range for int64" },
+      "status.images[0].sizeBytes: integer 1e19 out of range for int64" },
+    { "image size a huge number, named as written", NODE,
+      "{\"metadata\":{\"name\":\"n\"},\"status\":{\"images\":[{\"sizeBytes\":"
+      "1e309}]}}",
+      "status.images[0].sizeBytes: expected an integer, got number 1e309" },
+
     { "allocatable invalid", NODE,
       "{\"metadata\":{\"name\":\"n\"},\"status\":{\"allocatable\":{\"pods\":"
       "\"1.1.1\"}}}",

@@ -146,6 +146,56 @@ static void filter_should_read_lower_case_keys(void **state)
     http_result_free(&r);
 }
 
+/*
+ * Duplicate keys as kube-scheduler's Go decoder reads them (issue 29):
+ * the last one wins, ignoring case for a field name, and two objects
+ * under one key merge (encoding/json fills the struct or map in place).
+ */
+static void filter_should_read_duplicate_keys_as_go(void **state)
+{
+    static const struct {
+        const char *name, *body, *want;
+    } cases[] = {
+        { "NodeNames twice",
+          "{\"Pod\":" POD_HIGH_COMM ",\"NodeNames\":[\"rdma-1\"],"
+          "\"NodeNames\":[\"general-1\"]}",
+          "\"FailedNodes\":{\"general-1\":\"Node does not support RDMA\"}" },
+        { "NodeNames then nodenames",
+          "{\"Pod\":" POD_HIGH_COMM ",\"NodeNames\":[\"rdma-1\"],"
+          "\"nodenames\":[\"general-1\"]}",
+          "\"FailedNodes\":{\"general-1\":\"Node does not support RDMA\"}" },
+        { "two Pod objects merge",
+          "{\"Pod\":{\"metadata\":{\"name\":\"m\"},\"spec\":{\"containers\":"
+          "[{\"name\":\"c\"}]}},\"Pod\":{\"metadata\":{\"labels\":"
+          "{\"high-comm\":\"true\"}}},\"NodeNames\":[\"general-1\"]}",
+          "\"FailedNodes\":{\"general-1\":\"Node does not support RDMA\"}" },
+        { "two labels objects merge, the last value wins",
+          "{\"Pod\":{\"metadata\":{\"name\":\"m\",\"labels\":{\"high-comm\":"
+          "\"x\"},\"labels\":{\"app\":\"a\"}},\"spec\":{\"containers\":"
+          "[{\"name\":\"c\"}]}},\"NodeNames\":[\"general-1\"]}",
+          "\"FailedNodes\":{\"general-1\":\"Node does not support RDMA\"}" },
+        { "merged Nodes objects cannot be echoed: refused",
+          "{\"Pod\":" POD_HIGH_COMM ",\"Nodes\":{\"items\":[{\"metadata\":"
+          "{\"name\":\"rdma-1\"}}]},\"nodes\":{\"kind\":\"NodeList\"}}",
+          "duplicate Nodes keys that merge cannot be echoed" },
+        { "a later null replaces",
+          "{\"Pod\":" POD_HIGH_COMM ",\"NodeNames\":[\"general-1\"],"
+          "\"NodeNames\":null,\"NodeNames\":[\"rdma-1\"]}",
+          "\"NodeNames\":[\"rdma-1\"],\"FailedNodes\":{}" },
+    };
+    struct fixture *f = *state;
+    struct http_result r;
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        post(f, "filter", cases[i].body, &r);
+        if (r.status != 200 || !strstr(r.body, cases[i].want))
+            fail_msg("%s: want %s, got %ld %s", cases[i].name, cases[i].want,
+                     r.status, r.body);
+        http_result_free(&r);
+    }
+}
+
 static void filter_full_should_echo_passing_nodes_verbatim(void **state)
 {
     struct fixture *f = *state;
@@ -333,6 +383,31 @@ static void preempt_should_keep_nodes_freed_by_their_victims(void **state)
     post(f, "preempt", body, &r);
     assert_string_equal(r.body, "{\"NodeNameToMetaVictims\":{}}");
     http_result_free(&r);
+    /* A node named twice with victims: Go would keep the last entry, a
+     * merge would not; refused (issue 29). After a null, the last wins. */
+    snprintf(body, sizeof(body),
+             "{\"Pod\":%s,\"NodeNameToMetaVictims\":{"
+             "\"general-1\":{\"Pods\":[],\"NumPDBViolations\":0},"
+             "\"general-1\":{\"Pods\":[{\"UID\":"
+             "\"bceb88c6-1020-37a6-ad0c-b10af6cd8fe7\"}],"
+             "\"NumPDBViolations\":1}}}",
+             pod);
+    post(f, "preempt", body, &r);
+    expect_in(&r, "NodeNameToMetaVictims: node \\\"general-1\\\" named twice");
+    http_result_free(&r);
+    snprintf(body, sizeof(body),
+             "{\"Pod\":%s,\"NodeNameToMetaVictims\":{\"general-1\":null},"
+             "\"nodeNameToMetaVictims\":{"
+             "\"general-1\":{\"Pods\":[{\"UID\":"
+             "\"bceb88c6-1020-37a6-ad0c-b10af6cd8fe7\"}],"
+             "\"NumPDBViolations\":1}}}",
+             pod);
+    post(f, "preempt", body, &r);
+    assert_string_equal(r.body,
+                        "{\"NodeNameToMetaVictims\":{\"general-1\":{\"Pods\":"
+                        "[{\"UID\":\"bceb88c6-1020-37a6-ad0c-b10af6cd8fe7\"}],"
+                        "\"NumPDBViolations\":1}}}");
+    http_result_free(&r);
 }
 
 static void metrics_should_count_predicate_failures(void **state)
@@ -430,6 +505,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(filter_names_should_keep_high_comm_on_rdma_nodes),
         cmocka_unit_test(filter_should_read_lower_case_keys),
+        cmocka_unit_test(filter_should_read_duplicate_keys_as_go),
         cmocka_unit_test(filter_full_should_echo_passing_nodes_verbatim),
         cmocka_unit_test(filter_should_answer_bad_requests_with_error),
         cmocka_unit_test(

@@ -366,6 +366,76 @@ static void chunked_framing_errors_should_get_400_and_close(void **state)
 }
 
 /*
+ * Header sections RFC 9112 refuses and evhttp 2.1 takes (issue 29): each
+ * is answered 400 and closed, so nothing smuggled behind it (a second
+ * request in what a front proxy would read as the body) is answered. As
+ * Go's net/http (readRequest, textproto) and llhttp refuse them.
+ */
+static void smuggling_header_sections_should_get_400_and_close(void **state)
+{
+    static const char *const cases[] = {
+        /* evhttp would ignore the length: the body ran as a request */
+        "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length : 37\r\n\r\n"
+        "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+        /* evhttp would read Content-Length, not the chunks */
+        "POST /filter HTTP/1.1\r\nHost: x\r\nTransfer-Encoding : chunked\r\n"
+        "Content-Length: 2\r\n\r\n{}",
+        "GET /healthz HTTP/1.1\r\n\r\n",
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n",
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\x01b\r\n\r\n",
+        "GET /healthz HTTP/1.1\r\nHost: x\r\n: empty\r\n\r\n",
+        "POST /filter HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+        "\r\n0x2\r\n{}\r\n0\r\n\r\n",
+        "POST /filter HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: identity, "
+        "chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n folded\r\n\r\n",
+        "HEAD /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 37\r\n\r\n"
+        "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+    };
+    struct harness h;
+    size_t i;
+    int closed;
+    char *out;
+
+    (void)state;
+    echo_server_start(&h, NULL);
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        out = exchange(&h, cases[i], 2000, &closed);
+        if (status_of(out) != 400 || !closed || strstr(out + 12, "HTTP/1.1"))
+            fail_msg("case %zu: want one 400 and a close, got (closed %d):\n%s",
+                     i, closed, out);
+        free(out);
+    }
+    /* A NUL byte, which strlen would cut. */
+    {
+        static const char raw[] =
+            "GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\0b\r\n\r\n";
+        int fd = dial(&h);
+        size_t len;
+
+        send_all(fd, raw, sizeof(raw) - 1);
+        out = read_for(fd, 2000, &len, &closed);
+        close(fd);
+        if (status_of(out) != 400 || !closed)
+            fail_msg("NUL in a value: want 400 and a close, got:\n%s", out);
+        free(out);
+    }
+    /* HTTP/1.0 needs no Host; a valid request is still answered. */
+    out = exchange(&h, "GET /healthz HTTP/1.0\r\n\r\n", 300, &closed);
+    assert_int_equal(status_of(out), 200);
+    free(out);
+    out = exchange(&h,
+                   "POST /filter HTTP/1.1\r\nHost: x\r\nX-A: \t\xe9\r\n"
+                   "Content-Length: 2\r\n\r\n{}",
+                   300, &closed);
+    assert_int_equal(status_of(out), 200);
+    free(out);
+    assert_int_equal(metric(&h, "kpe_http_bad_headers_total"), 10);
+    assert_int_equal(metric(&h, "kpe_http_corrupt_chunked_total"), 1);
+    harness_free(&h);
+}
+
+/*
  * A corrupt chunked request pipelined in one packet behind a request
  * still to be answered waits for its turn: the first is answered 200,
  * then the corrupt one 400 and the connection is closed.
@@ -479,6 +549,168 @@ static void idle_connections_should_not_lock_out_valid_requests(void **state)
     assert_true(metric(&h, "kpe_http_connections") <= 20 + 2);
     for (i = 0; i < N_IDLE; i++)
         close(fds[i]);
+    harness_free(&h);
+}
+
+/* Send one byte of s at a time every step_ms until the server closes;
+ * returns the ms it took (or -1 when all of s went out first). */
+static double trickle_until_closed(int fd, const char *s, int step_ms)
+{
+    double t0 = now_ms();
+    size_t i, n = strlen(s);
+    char c;
+
+    for (i = 0; i < n; i++) {
+        struct pollfd p = { fd, POLLIN, 0 };
+
+        if (send(fd, s + i, 1, MSG_NOSIGNAL) != 1)
+            return now_ms() - t0;
+        if (poll(&p, 1, step_ms) == 1 && recv(fd, &c, 1, 0) <= 0)
+            return now_ms() - t0;
+    }
+    return -1;
+}
+
+/*
+ * Absolute deadlines (issue 29, as Go's ReadHeaderTimeout and
+ * ReadTimeout): a request whose headers, or whose body, trickle in a byte
+ * every 200 ms, never silent long enough for --read-timeout, is cut off
+ * --header-timeout or --body-timeout after its first byte.
+ */
+static void trickled_requests_should_meet_absolute_deadlines(void **state)
+{
+    static const char *const args[] = { "--header-timeout",
+                                        "1",
+                                        "--body-timeout",
+                                        "2",
+                                        "--read-timeout",
+                                        "30",
+                                        NULL };
+    static const char slow_head[] =
+        "POST /filter HTTP/1.1\r\nHost: x\r\nX-Slow: "
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    static const char head[] =
+        "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n";
+    char body[101];
+    struct harness h;
+    double dt;
+    int fd;
+
+    (void)state;
+    echo_server_start(&h, args);
+    fd = dial(&h);
+    dt = trickle_until_closed(fd, slow_head, 200);
+    close(fd);
+    print_message("trickled headers cut off after %.0f ms\n", dt);
+    assert_true(dt >= 900 && dt < 2500);
+    memset(body, 'x', 100);
+    body[100] = '\0';
+    fd = dial(&h);
+    send_all(fd, head, strlen(head));
+    dt = trickle_until_closed(fd, body, 200);
+    close(fd);
+    print_message("trickled body cut off after %.0f ms\n", dt);
+    assert_true(dt >= 1900 && dt < 3500);
+    assert_int_equal(
+        metric(&h, "kpe_http_request_deadline_total{missed=\"headers\"}"), 1);
+    assert_int_equal(
+        metric(&h, "kpe_http_request_deadline_total{missed=\"body\"}"), 1);
+    harness_free(&h);
+}
+
+/* The slowloris of issue 29: N_SLOW connections that each send a byte of
+ * an endless header every 200 ms, reconnecting when closed. */
+enum { N_SLOW = 40 };
+struct slowloris {
+    const struct harness *h;
+    atomic_int stop;
+    int fds[N_SLOW];
+};
+
+static int dial_quiet(const struct harness *h)
+{
+    struct sockaddr_in sa;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)h->srv->port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+        send(fd, "GET /healthz HTTP/1.1\r\nX-A: ", 28, MSG_NOSIGNAL) == 28)
+        return fd;
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
+static void *slowloris_main(void *arg)
+{
+    struct slowloris *sl = arg;
+    int i;
+    char c;
+
+    for (i = 0; i < N_SLOW; i++)
+        sl->fds[i] = dial_quiet(sl->h);
+    while (!atomic_load(&sl->stop)) {
+        usleep(200 * 1000);
+        for (i = 0; i < N_SLOW; i++) {
+            if (sl->fds[i] >= 0 &&
+                (send(sl->fds[i], "a", 1, MSG_NOSIGNAL) != 1 ||
+                 recv(sl->fds[i], &c, 1, MSG_DONTWAIT) == 0)) {
+                close(sl->fds[i]);
+                sl->fds[i] = -1;
+            }
+            if (sl->fds[i] < 0)
+                sl->fds[i] = dial_quiet(sl->h);
+        }
+    }
+    for (i = 0; i < N_SLOW; i++)
+        if (sl->fds[i] >= 0)
+            close(sl->fds[i]);
+    return NULL;
+}
+
+/*
+ * 40 slowloris connections at --max-connections 20: they are never
+ * silent, so only their trickling headers make them room to close; a
+ * valid filter request and /metrics are still answered, each within a
+ * few seconds (before: 1 answer and 6 timeouts in 27 s).
+ */
+static void slowloris_at_the_cap_should_not_starve_valid_requests(void **state)
+{
+    static const char *const args[] = { "--max-connections", "20", "--workers",
+                                        "1", NULL };
+    struct slowloris sl = { 0 };
+    struct http_result r;
+    struct harness h;
+    pthread_t tid;
+    char filter[256], metrics[256];
+    int round;
+
+    (void)state;
+    echo_server_start(&h, args);
+    sl.h = &h;
+    snprintf(filter, sizeof(filter), "%s/filter", h.url);
+    snprintf(metrics, sizeof(metrics), "%s/metrics", h.url);
+    assert_int_equal(pthread_create(&tid, NULL, slowloris_main, &sl), 0);
+    usleep(1500 * 1000);
+    for (round = 0; round < 4; round++) {
+        double t0 = now_ms();
+
+        assert_int_equal(http_once("POST", filter, "{}", 2, &r), CURLE_OK);
+        assert_int_equal(r.status, 200);
+        http_result_free(&r);
+        assert_int_equal(http_once("GET", metrics, NULL, 0, &r), CURLE_OK);
+        assert_int_equal(r.status, 200);
+        http_result_free(&r);
+        print_message("round %d: filter and /metrics answered in %.0f ms\n",
+                      round, now_ms() - t0);
+        assert_true(now_ms() - t0 < 5000);
+    }
+    atomic_store(&sl.stop, 1);
+    pthread_join(tid, NULL);
+    assert_true(metric(&h, "kpe_http_connections_shed_total") >= 1);
     harness_free(&h);
 }
 
@@ -752,6 +984,90 @@ static void big_requests_should_not_hold_up_their_worker(void **state)
     harness_free(&h);
 }
 
+/* GET url: the status, and the time it took in *ms. */
+static long get_status(const char *base, const char *path, double *ms)
+{
+    struct http_result r;
+    char url[256];
+    double t0 = now_ms();
+    long status = -1;
+
+    snprintf(url, sizeof(url), "%s%s", base, path);
+    if (http_once("GET", url, NULL, 0, &r) == CURLE_OK)
+        status = r.status;
+    http_result_free(&r);
+    *ms = now_ms() - t0;
+    return status;
+}
+
+/*
+ * Evaluations that never end (issue 29): each is answered 503 after
+ * --eval-timeout and its pool thread replaced, so the next request is
+ * still evaluated; the probes and /metrics never wait for the pool (two
+ * stuck evaluations on a one-worker server used to make them time out).
+ * Past as many stuck threads as the pool has, /healthz fails.
+ */
+static void stuck_evaluations_should_get_503_and_spare_the_probes(void **state)
+{
+    static const char *const args[] = { "--workers", "1", "--eval-timeout", "1",
+                                        NULL };
+    static const char *const probes[] = { "/healthz", "/readyz", "/metrics",
+                                          "/version" };
+    struct hold_client hc[3];
+    struct http_result r;
+    struct harness h;
+    pthread_t t[3];
+    char url[256];
+    double ms;
+    size_t i;
+
+    (void)state;
+    start_wait_server(&h, args);
+    memset(hc, 0, sizeof(hc));
+    for (i = 0; i < 2; i++) {
+        snprintf(hc[i].url, sizeof(hc[i].url), "%s/wait", h.url);
+        hc[i].body = (char *)"{}";
+        hc[i].len = 2;
+        assert_int_equal(pthread_create(&t[i], NULL, hold_client_main, &hc[i]),
+                         0);
+    }
+    wait_for_hold();
+    usleep(200 * 1000); /* both handlers running: every pool thread held */
+    for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+        long st = get_status(h.url, probes[i], &ms);
+
+        /* /readyz: 503 too, the harness never says ready */
+        print_message("%s beside two stuck evaluations: %ld in %.1f ms\n",
+                      probes[i], st, ms);
+        assert_true(st == 200 || (st == 503 && i == 1));
+        assert_true(ms < 500);
+    }
+    for (i = 0; i < 2; i++) {
+        pthread_join(t[i], NULL);
+        assert_int_equal(hc[i].r.status, 503);
+        assert_non_null(strstr(hc[i].r.body, "--eval-timeout"));
+        http_result_free(&hc[i].r);
+    }
+    /* Both threads replaced: evaluation goes on. */
+    snprintf(url, sizeof(url), "%s/filter", h.url);
+    assert_int_equal(http_once("POST", url, "{}", 2, &r), CURLE_OK);
+    assert_int_equal(r.status, 200);
+    http_result_free(&r);
+    assert_int_equal(metric(&h, "kpe_http_eval_deadline_total"), 2);
+    assert_int_equal(get_status(h.url, "/healthz", &ms), 200);
+    /* A third stuck thread is past the bound (the pool's 2 threads). */
+    snprintf(hc[2].url, sizeof(hc[2].url), "%s/wait", h.url);
+    hc[2].body = (char *)"{}";
+    hc[2].len = 2;
+    assert_int_equal(pthread_create(&t[2], NULL, hold_client_main, &hc[2]), 0);
+    pthread_join(t[2], NULL);
+    assert_int_equal(hc[2].r.status, 503);
+    http_result_free(&hc[2].r);
+    assert_int_equal(get_status(h.url, "/healthz", &ms), 500);
+    atomic_store(&hold_state, 2); /* the handlers return: nothing leaks */
+    harness_free(&h);
+}
+
 static void *release_later(void *arg)
 {
     (void)arg;
@@ -809,13 +1125,17 @@ int main(void)
         cmocka_unit_test(connect_should_be_answered_and_closed),
         cmocka_unit_test(ambiguous_content_length_should_get_400_and_close),
         cmocka_unit_test(chunked_framing_errors_should_get_400_and_close),
+        cmocka_unit_test(smuggling_header_sections_should_get_400_and_close),
         cmocka_unit_test(corrupt_chunk_behind_a_pipelined_request_gets_400),
         cmocka_unit_test(declared_length_above_the_cap_should_get_413_at_once),
         cmocka_unit_test(idle_connections_should_not_lock_out_valid_requests),
+        cmocka_unit_test(trickled_requests_should_meet_absolute_deadlines),
+        cmocka_unit_test(slowloris_at_the_cap_should_not_starve_valid_requests),
         cmocka_unit_test(stalled_bodies_should_stay_within_the_memory_cap),
         cmocka_unit_test(inflight_memory_should_refuse_big_requests_with_503),
         cmocka_unit_test(big_requests_should_not_hold_up_their_worker),
         cmocka_unit_test(shutdown_should_drop_offloaded_requests),
+        cmocka_unit_test(stuck_evaluations_should_get_503_and_spare_the_probes),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -124,10 +124,25 @@ static void https_should_serve_with_tls12_floor(void **state)
     http_result_free(&r);
     assert_int_equal(SSL_CTX_get_min_proto_version(h.srv->ssl_ctx),
                      TLS1_2_VERSION);
-    /* Plain HTTP to the TLS port gets no HTTP answer. */
+    /* Plain HTTP to the TLS port: 400 saying so, as Go's net/http. */
     snprintf(plain, sizeof(plain), "http://127.0.0.1:%d/healthz", h.srv->port);
     http_once("GET", plain, NULL, 0, &r);
-    assert_int_not_equal(r.status, 200);
+    assert_int_equal(r.status, 400);
+    assert_string_equal(r.body,
+                        "Client sent an HTTP request to an HTTPS server.\n");
+    http_result_free(&r);
+    /* With a body behind it (read away, so the close is no reset). */
+    {
+        static char body[20000];
+
+        memset(body, '{', sizeof(body));
+        http_once("POST", plain, body, sizeof(body), &r);
+        assert_int_equal(r.status, 400);
+        http_result_free(&r);
+    }
+    /* The server still serves TLS. */
+    r = get_healthz(&h, NULL);
+    assert_int_equal(r.status, 200);
     http_result_free(&r);
     harness_free(&h);
 }

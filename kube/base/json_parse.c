@@ -8,6 +8,7 @@
 
 #include "kube/base/arena.h"
 #include "kube/base/err.h"
+#include "kube/base/json_dups.h"
 
 #include <cjson/cJSON.h>
 #include <limits.h>
@@ -51,6 +52,7 @@ struct jp {
     bool whole;            /* the value must end the input */
     size_t pool_block;     /* 0: size pools by the rest of the input */
     bool no_nul;           /* JSON_ARENA_NO_NUL: refuse \u0000 */
+    bool go_keys;          /* JSON_ARENA_GO_KEYS: resolve duplicate keys */
 };
 
 static size_t utf8_valid_len(const unsigned char *p, const unsigned char *end);
@@ -688,7 +690,9 @@ static inline int scalar_parse(struct jp *j, int c, cJSON *n)
 /* Container stack: level d (1..depth) holds an open array or object. */
 struct level {
     cJSON *node;
-    cJSON *tail; /* last child so far, NULL when empty */
+    cJSON *tail;   /* last child so far, NULL when empty */
+    uint64_t keys; /* JSON_ARENA_GO_KEYS: json_dups_key_bit of each key */
+    bool dup;      /* a bit came twice: maybe a duplicate key */
 };
 
 static inline void attach(struct level *l, cJSON *n)
@@ -756,6 +760,8 @@ static inline int after_value(struct jp *j, struct level *l)
     if (c == (obj ? '}' : ']')) {
         j->p++;
         close_level(l);
+        if (UNLIKELY(l->dup))
+            json_dups_resolve(j->a, l->node);
         return 0;
     }
     if (c < 0)
@@ -796,6 +802,8 @@ value:
         depth++;
         stack[depth].node = n;
         stack[depth].tail = NULL;
+        stack[depth].keys = 0;
+        stack[depth].dup = false;
         c = skip_ws(j);
         if (c == (n->type == cJSON_Object ? '}' : ']')) {
             j->p++;
@@ -828,6 +836,12 @@ element:
         key = key_parse(j, c);
         if (!key)
             return -1;
+        if (j->go_keys) {
+            uint64_t bit = json_dups_key_bit(key);
+
+            stack[depth].dup |= (stack[depth].keys & bit) != 0;
+            stack[depth].keys |= bit;
+        }
     }
     goto value;
 }
@@ -838,9 +852,10 @@ static int parse(struct arena *a, const char *buf, char *situ, size_t len,
     struct jp j;
 
     *out = NULL;
-    if (flags & ~JSON_ARENA_NO_NUL)
+    if (flags & ~(JSON_ARENA_NO_NUL | JSON_ARENA_GO_KEYS))
         return err_set(e, "json_arena_parse: unknown flags 0x%x", flags);
     j.no_nul = (flags & JSON_ARENA_NO_NUL) != 0;
+    j.go_keys = (flags & JSON_ARENA_GO_KEYS) != 0;
     if (!buf) /* allowed with len 0; avoids arithmetic on NULL */
         buf = "";
     j.situ = (unsigned char *)situ;
@@ -900,6 +915,7 @@ static void reader_jp(struct jp *j, const struct json_reader *r,
     j->whole = r->depth == 0;
     j->pool_block = POOL_PART_BLOCK;
     j->no_nul = false;
+    j->go_keys = false;
 }
 
 void json_reader_init(struct json_reader *r, const char *buf, size_t len,

@@ -28,12 +28,21 @@ struct err;
 #define JSON_ARENA_NO_NUL 0x1u
 
 /*
+ * Flag: duplicate keys of an object read as Go's encoding/json reads them
+ * (json_dups.h): the last wins, two objects under one key merge. Request
+ * bodies set it; the cost is a bit test per key, and a pass over an
+ * object only when two of its keys may be equal.
+ */
+#define JSON_ARENA_GO_KEYS 0x2u
+
+/*
  * Parse the JSON text buf[0..len) into a cJSON tree allocated from a.
  *
  * Input: buf need not be NUL-terminated; nothing at or past buf[len] is
- * read. flags is 0 or JSON_ARENA_NO_NUL. The text must be exactly one JSON
- * value (RFC 8259), optionally surrounded by whitespace: space, tab, CR
- * and LF only (cJSON also skips other control bytes; Go does not).
+ * read. flags: 0, JSON_ARENA_NO_NUL, JSON_ARENA_GO_KEYS, or both. The text must
+ * be exactly one JSON value (RFC 8259), optionally surrounded by whitespace:
+ * space, tab, CR and LF only (cJSON also skips other control bytes; Go does
+ * not).
  *
  * Output: on success *out is the root and 0 is returned. Every node, key
  * and string lives in a until arena_destroy(a); never call cJSON_Delete on
@@ -57,7 +66,8 @@ struct err;
  *   U+FFFD (cJSON rejects the first and copies the second). \u0000 decodes
  *   to a NUL byte, so the C string ends there (as with cJSON).
  * - Duplicate keys are kept, in document order; cJSON lookups return the
- *   first one, whereas Go's decoder keeps the last.
+ *   first one, whereas Go's decoder keeps the last: JSON_ARENA_GO_KEYS
+ *   resolves them as Go does.
  *
  * Errors: returns -1 with e->msg set (e may be NULL), *out is NULL and a
  * may hold partial allocations (released by arena_destroy). Messages are

@@ -5,7 +5,8 @@
 #include "kube/base/json_scan.h"
 
 #include <string.h>
-#include <strings.h>
+
+#include "kube/base/json_dups.h"
 
 static size_t skip_ws(const char *b, size_t len, size_t p)
 {
@@ -84,16 +85,83 @@ struct json_span json_scan_value(const char *b, size_t len, size_t pos)
     return s;
 }
 
-/* Compare the raw key text b[ks..ke) (no escapes expected) with key. */
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (char)(c | 0x20);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* One code point as UTF-8 at o (room for 3 bytes: BMP only here). */
+static size_t put_utf8(char *o, unsigned cp)
+{
+    if (cp < 0x80) {
+        o[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        o[0] = (char)(0xc0 | (cp >> 6));
+        o[1] = (char)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    o[0] = (char)(0xe0 | (cp >> 12));
+    o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+    o[2] = (char)(0x80 | (cp & 0x3f));
+    return 3;
+}
+
+/*
+ * The raw key text b[ks..ke) with its escapes resolved (\u to UTF-8; a
+ * surrogate, which no field name holds, as U+FFFD) into out[0..cap).
+ * Returns its length, or cap + 1 when it does not fit.
+ */
+static size_t key_decode(const char *b, size_t ks, size_t ke, char *out,
+                         size_t cap)
+{
+    static const char esc_from[] = "\"\\/bfnrt", esc_to[] = "\"\\/\b\f\n\r\t";
+    size_t n = 0, p = ks;
+
+    while (p < ke) {
+        char c = b[p++];
+
+        if (n + 3 > cap)
+            return cap + 1;
+        if (c != '\\' || p >= ke) {
+            out[n++] = c;
+        } else if (b[p] == 'u') {
+            unsigned cp = 0;
+            int i, d;
+
+            for (i = 1; i <= 4; i++) {
+                d = p + (size_t)i < ke ? hex_digit(b[p + (size_t)i]) : -1;
+                if (d < 0)
+                    return cap + 1;
+                cp = cp * 16 + (unsigned)d;
+            }
+            p += 5;
+            n += put_utf8(out + n, cp >= 0xd800 && cp <= 0xdfff ? 0xfffdu : cp);
+        } else {
+            const char *k = strchr(esc_from, b[p]);
+
+            out[n++] = k && *k ? esc_to[k - esc_from] : b[p];
+            p++;
+        }
+    }
+    return n;
+}
+
+/* Does the raw key text b[ks..ke) name the field key, as Go's decoder
+ * matches them (kube/base/json_dups.h)? */
 static int key_match(const char *b, size_t ks, size_t ke, const char *key)
 {
-    size_t n = strlen(key);
+    char buf[256];
+    size_t n;
 
-    if (ke - ks != n)
-        return 0;
-    if (!memcmp(b + ks, key, n))
-        return 2;
-    return strncasecmp(b + ks, key, n) == 0 ? 1 : 0;
+    if (!memchr(b + ks, '\\', ke - ks))
+        return json_key_names_field(b + ks, ke - ks, key);
+    n = key_decode(b, ks, ke, buf, sizeof(buf));
+    return n <= sizeof(buf) && json_key_names_field(buf, n, key);
 }
 
 bool json_scan_member(const char *b, size_t len, struct json_span obj,
@@ -115,12 +183,8 @@ bool json_scan_member(const char *b, size_t len, struct json_span obj,
             return found;
         v = json_scan_value(b, len, p + 1);
         m = key_match(b, ks, ke, key);
-        if (m == 2) {
-            *val = v;
-            return true;
-        }
-        if (m == 1 && !found) {
-            *val = v;
+        if (m) {
+            *val = v; /* the last one wins, as in Go */
             found = true;
         }
         p = skip_ws(b, len, v.end);

@@ -15,9 +15,11 @@ struct json_span {
 };
 
 /*
- * In the object whose '{' is at or after *pos, find the member whose key
- * equals key ignoring ASCII case (exact matches win, as Go's decoder
- * prefers them) and return its value's span. Returns true when found.
+ * In the object whose '{' is at or after *pos, find the member that Go's
+ * decoder puts into a struct field named key (json_dups.h: equal ignoring
+ * case, escapes resolved; the last one wins) and return its value's span.
+ * Returns true when found. Two objects under such keys merge in Go: the
+ * span is only the last one's.
  */
 bool json_scan_member(const char *buf, size_t len, struct json_span obj,
                       const char *key, struct json_span *val);

@@ -216,46 +216,89 @@ int jw_as_string(struct jw *w, const cJSON *v, const char *dflt,
     return 0;
 }
 
-/* An integral number in [lo, hi]; `type` names the range in messages. */
-static int as_integer(struct jw *w, const cJSON *v, double lo, double hi,
-                      const char *type, double *out)
+const char *jw_number_source(const cJSON *v, char *buf, size_t sz)
+{
+    /* json_arena_parse keeps the number's source text in valuestring. */
+    if (v->valuestring && *v->valuestring)
+        return v->valuestring;
+    return jw_number_text(v->valuedouble, buf, sz);
+}
+
+/*
+ * The source text of v when it is a plain decimal integer (-?[0-9]+), as
+ * Go's strconv.ParseInt reads it: 1 and the value in *out when it fits in
+ * [lo, hi], 0 when it is no such text (an exponent, a fraction, or no
+ * text kept), -1 when it is out of the range.
+ */
+static int exact_integer(const cJSON *v, int64_t lo, int64_t hi, int64_t *out)
+{
+    const char *s = v->valuestring;
+    int neg;
+    uint64_t n = 0, max;
+
+    if (!s || !*s)
+        return 0;
+    neg = *s == '-';
+    s += neg;
+    if (!*s || strspn(s, "0123456789") != strlen(s))
+        return 0;
+    max = neg ? (uint64_t)0 - (uint64_t)lo : (uint64_t)hi;
+    for (; *s; s++) {
+        unsigned d = (unsigned)(*s - '0');
+
+        if (n > (max - d) / 10)
+            return -1;
+        n = n * 10 + d;
+    }
+    *out = neg ? (int64_t)(0 - n) : (int64_t)n;
+    return 1;
+}
+
+/*
+ * An integral number in [lo, hi]; `type` names the range in messages,
+ * which quote the number as it was written (1e309 stays 1e309).
+ */
+static int as_integer(struct jw *w, const cJSON *v, int64_t lo, int64_t hi,
+                      const char *type, int64_t *out)
 {
     char num[40];
     double d;
+    int exact;
 
     if (!cJSON_IsNumber(v))
         return jw_fail_type(w, "an integer", v);
+    exact = exact_integer(v, lo, hi, out);
+    if (exact > 0)
+        return 0;
+    if (exact < 0)
+        return jw_fail(w, "integer %s out of range for %s",
+                       jw_number_source(v, num, sizeof(num)), type);
+    /* 1e3, 2.0: integral through a double, within what it holds exactly
+     * below 2^63. */
     d = v->valuedouble;
     if (!isfinite(d) || d != trunc(d))
         return jw_fail(w, "expected an integer, got number %s",
-                       jw_number_text(d, num, sizeof(num)));
-    if (d < lo || d > hi)
+                       jw_number_source(v, num, sizeof(num)));
+    if (d < (double)lo || d > (double)hi || d >= 9223372036854775808.0)
         return jw_fail(w, "integer %s out of range for %s",
-                       jw_number_text(d, num, sizeof(num)), type);
-    *out = d;
+                       jw_number_source(v, num, sizeof(num)), type);
+    *out = (int64_t)d;
     return 0;
 }
 
 int jw_as_int32(struct jw *w, const cJSON *v, int32_t *out)
 {
-    double d;
+    int64_t n;
 
-    if (as_integer(w, v, -2147483648.0, 2147483647.0, "int32", &d) < 0)
+    if (as_integer(w, v, INT32_MIN, INT32_MAX, "int32", &n) < 0)
         return -1;
-    *out = (int32_t)d;
+    *out = (int32_t)n;
     return 0;
 }
 
 int jw_as_int64(struct jw *w, const cJSON *v, int64_t *out)
 {
-    double d;
-
-    /* 2^63 is not representable in int64; the largest double below is. */
-    if (as_integer(w, v, -9223372036854775808.0, 9223372036854774784.0, "int64",
-                   &d) < 0)
-        return -1;
-    *out = (int64_t)d;
-    return 0;
+    return as_integer(w, v, INT64_MIN, INT64_MAX, "int64", out);
 }
 
 int jw_object(struct jw *w, const cJSON *obj, const char *key,

@@ -66,6 +66,9 @@ int jw_as_object(struct jw *w, const cJSON *v);
 int jw_as_array(struct jw *w, const cJSON *v);
 int jw_as_string(struct jw *w, const cJSON *v, const char *dflt,
                  const char **out);
+/* Integers: a plain decimal text is read exactly, as Go's ParseInt
+ * (INT64_MAX fits an int64; one more is out of range, named as written);
+ * 1e3 or 2.0 through the double. */
 int jw_as_int32(struct jw *w, const cJSON *v, int32_t *out);
 int jw_as_int64(struct jw *w, const cJSON *v, int64_t *out);
 
@@ -100,6 +103,14 @@ int jw_string_array(struct jw *w, const cJSON *obj, const char *key,
  * quantities written as JSON numbers). Writes into buf and returns it.
  */
 const char *jw_number_text(double d, char *buf, size_t sz);
+
+/*
+ * The number v as written: its source text when the parser kept it
+ * (json_arena_parse does), else jw_number_text. For messages and for
+ * quantities written as JSON numbers: never a different number than the
+ * one received (1e309 is not 1e999).
+ */
+const char *jw_number_source(const cJSON *v, char *buf, size_t sz);
 
 /* Decode one array element (obj NULL for a JSON null) into out. */
 typedef int jw_decode_fn(struct jw *w, const cJSON *obj, void *out);

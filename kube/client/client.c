@@ -16,8 +16,13 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#define MAX_RESPONSE ((size_t)64 << 20)
-#define MAX_TOKEN    ((size_t)1 << 20)
+#define MAX_RESPONSE KUBE_LIST_PAGE_MAX
+/* What is kept of a write's answer: its status message is all we read,
+ * and the writes run 32 at a time (--bind-workers Bindings and as many
+ * Events); the rest is read and dropped, never refused (the write took
+ * effect). */
+#define MAX_WRITE_ANSWER ((size_t)64 << 10)
+#define MAX_TOKEN        ((size_t)1 << 20)
 
 /* ---- rate limiter ---- */
 
@@ -103,6 +108,16 @@ struct kube_client *kube_client_new(struct kube_conn *conn,
         c->opts.request_timeout_ms = 60000;
     if (!c->opts.user_agent)
         c->opts.user_agent = "kube-policy-extender";
+    if (kube_header_value_check("user agent", c->opts.user_agent,
+                                strlen(c->opts.user_agent), e) < 0 ||
+        (c->conn.token &&
+         kube_header_value_check("token", c->conn.token, strlen(c->conn.token),
+                                 e) < 0) ||
+        kube_server_url_check("server", c->conn.server, e) < 0) {
+        kube_conn_free(&c->conn);
+        free(c);
+        return NULL;
+    }
     kube_ratelimit_init(&c->writes, c->opts.qps, c->opts.burst);
     pthread_mutex_init(&c->token_lock, NULL);
     pthread_mutex_init(&c->pool_lock, NULL);
@@ -128,7 +143,7 @@ static int refresh_file_token(struct kube_client *c, struct err *e)
 {
     struct stat st;
     long long mtime;
-    char *tok;
+    char *tok, what[300];
     size_t n;
 
     if (stat(c->conn.token_file, &st) < 0) {
@@ -147,6 +162,13 @@ static int refresh_file_token(struct kube_client *c, struct err *e)
         return c->file_token ? 0 : err_prefix(e, "token file: ");
     while (n && strchr(" \t\r\n", tok[n - 1]))
         tok[--n] = '\0';
+    snprintf(what, sizeof(what), "token file %s", c->conn.token_file);
+    if (kube_header_value_check(what, tok, n, e) < 0) {
+        /* Not the last good token either: the file is wrong now. */
+        memset(tok, 0, n);
+        free(tok);
+        return -1;
+    }
     free(c->file_token);
     c->file_token = tok;
     c->token_mtime_ns = mtime;
@@ -239,14 +261,32 @@ int kube_client_prepare(struct kube_client *c, CURL *h, const char *path,
 struct sink {
     char *buf;
     size_t len, cap;
+    size_t keep; /* 0: refuse past MAX_RESPONSE; else keep this much */
     bool too_big;
 };
+
+/* Bytes as sent (before decompression) count against MAX_RESPONSE too. */
+static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow,
+                       curl_off_t ultotal, curl_off_t ulnow)
+{
+    struct sink *s = arg;
+
+    (void)dltotal;
+    (void)ultotal;
+    (void)ulnow;
+    if (s->keep || dlnow <= (curl_off_t)MAX_RESPONSE)
+        return 0;
+    s->too_big = true;
+    return 1;
+}
 
 static size_t on_body(char *p, size_t sz, size_t nm, void *arg)
 {
     struct sink *s = arg;
-    size_t n = sz * nm;
+    size_t n = sz * nm, all = n;
 
+    if (s->keep && s->len + n > s->keep)
+        n = s->keep - s->len; /* drop the rest */
     if (s->len + n > MAX_RESPONSE) {
         s->too_big = true;
         return 0;
@@ -266,7 +306,7 @@ static size_t on_body(char *p, size_t sz, size_t nm, void *arg)
     memcpy(s->buf + s->len, p, n);
     s->len += n;
     s->buf[s->len] = '\0';
-    return n;
+    return all;
 }
 
 void kube_response_free(struct kube_response *r)
@@ -301,13 +341,14 @@ static void handle_put(struct kube_client *c, CURL *h)
         curl_easy_cleanup(h);
 }
 
-int kube_client_request(struct kube_client *c, const char *method,
-                        const char *path, const char *content_type,
-                        const char *body, size_t len, struct kube_response *out,
-                        struct err *e)
+/* kube_client_request, keeping `keep` bytes of the answer (0: all of it,
+ * refused past MAX_RESPONSE). */
+static int request(struct kube_client *c, const char *method, const char *path,
+                   const char *content_type, const char *body, size_t len,
+                   size_t keep, struct kube_response *out, struct err *e)
 {
     struct curl_slist *hdrs = NULL, *l;
-    struct sink s = { 0 };
+    struct sink s = { .keep = keep };
     char errbuf[CURL_ERROR_SIZE] = "", ct[160];
     CURL *h;
     CURLcode rc;
@@ -338,16 +379,25 @@ int kube_client_request(struct kube_client *c, const char *method,
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
+    if (!keep)
+        curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE,
+                         (curl_off_t)MAX_RESPONSE);
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, &s);
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
     rc = curl_easy_perform(h);
     if (rc == CURLE_OK) {
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &out->status);
         out->body = s.buf ? s.buf : strdup("");
         out->len = s.len;
+    } else if (s.too_big || rc == CURLE_FILESIZE_EXCEEDED) {
+        free(s.buf);
+        err_set(e, "%s %s%s: answer larger than %zu bytes: refused", method,
+                c->conn.server, path, MAX_RESPONSE);
     } else {
         free(s.buf);
         err_set(e, "%s %s%s: %s", method, c->conn.server, path,
-                s.too_big ? "response too large"
-                          : (errbuf[0] ? errbuf : curl_easy_strerror(rc)));
+                errbuf[0] ? errbuf : curl_easy_strerror(rc));
     }
     handle_put(c, h);
     curl_slist_free_all(hdrs);
@@ -356,6 +406,14 @@ int kube_client_request(struct kube_client *c, const char *method,
     if (!out->body)
         return err_set(e, "out of memory");
     return 0;
+}
+
+int kube_client_request(struct kube_client *c, const char *method,
+                        const char *path, const char *content_type,
+                        const char *body, size_t len, struct kube_response *out,
+                        struct err *e)
+{
+    return request(c, method, path, content_type, body, len, 0, out, e);
 }
 
 const char *kube_status_message(const struct kube_response *r, char *buf,
@@ -394,7 +452,8 @@ static int write_json(struct kube_client *c, const char *method,
     cJSON_Delete(doc);
     if (!body)
         return err_set(e, "out of memory");
-    rc = kube_client_request(c, method, path, ctype, body, strlen(body), &r, e);
+    rc = request(c, method, path, ctype, body, strlen(body), MAX_WRITE_ANSWER,
+                 &r, e);
     cJSON_free(body);
     if (rc < 0)
         return -1;

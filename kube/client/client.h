@@ -64,6 +64,16 @@ struct kube_client_opts {
     const char *user_agent;  /* NULL: "kube-policy-extender" */
 };
 
+/*
+ * The largest answer taken from the API server, as sent and decompressed:
+ * a list page of 500 objects (the page size we ask for, as client-go's
+ * pager does) of 64 KiB each on average, where a full Node (50 images, 30
+ * labels, managedFields) is about 15 KiB and a Pod with managedFields 5
+ * to 20 KiB. Synchronous requests and the informers' list pages are
+ * refused past it.
+ */
+#define KUBE_LIST_PAGE_MAX ((size_t)32 << 20)
+
 /* Idle request handles (and so connections) a client keeps. */
 #define KUBE_CLIENT_POOL 32
 
@@ -121,7 +131,10 @@ void kube_response_free(struct kube_response *r);
  * Perform method (GET, POST, PATCH, ...) on path with an optional body,
  * blocking up to the request timeout. Writes (everything but GET) first
  * wait for the rate limiter. Returns 0 when an HTTP answer arrived (any
- * status; see out->status), -1 with e set when none did.
+ * status; see out->status), -1 with e set when none did or when it was
+ * larger than KUBE_LIST_PAGE_MAX (as sent or decompressed). The writes
+ * below (bind, events, status patches) keep only the first 64 KiB of
+ * their answers, which they read for the status message.
  */
 int kube_client_request(struct kube_client *c, const char *method,
                         const char *path, const char *content_type,

@@ -4,11 +4,23 @@
  * list, watch from its resourceVersion with allowWatchBookmarks, relist on
  * 410 Gone (HTTP or an ERROR event), resume from the last seen
  * resourceVersion after a dropped connection, backoff 0.8 s doubling to
- * 30 s with jitter 1.0 (NewExponentialBackoffManager's defaults).
+ * 30 s with jitter 1.0, reset after 2 min (NewExponentialBackoffManager's
+ * defaults, kube/client/backoff.h). As in the reflector, where Run waits
+ * the backoff manager (wait.BackoffUntil) each time ListAndWatch returns,
+ * every relist after the first list waits its backoff: after an event we
+ * cannot read or of an unknown type, an ERROR event, 410 Gone, a failed
+ * list, and a "very short watch" (closed within a second with nothing
+ * received, watchHandler's check). Reconnecting a watch that failed
+ * waits a second backoff of its own (the reflector's
+ * initConnBackoffManager), which starts over once a watch streamed.
+ * Where client-go logs an event of an unknown type and reads on
+ * (watchHandler's "unable to understand watch event"), we relist after
+ * the backoff: the cache may have missed a change we could not read.
  */
 #include "kube/client/informer.h"
 
 #include <cjson/cJSON.h>
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -19,10 +31,20 @@
 #include <time.h>
 
 #include "kube/base/json_parse.h"
+#include "kube/client/backoff.h"
+#include "kube/client/list_page.h"
 
-#define MAX_LIST_BODY ((size_t)1 << 30)
-#define MAX_ERR_BODY  ((size_t)64 << 10)
-#define BATCH_MAX     512
+#define MAX_ERR_BODY ((size_t)64 << 10)
+#define BATCH_MAX    512
+/* A batch of events or list items is handed on once its trees take this
+ * much, whatever their number. */
+#define BATCH_BYTES ((size_t)4 << 20)
+/* A transfer that held this much gives its memory back to the system when
+ * it ends (malloc_trim), rather than leave it in malloc's free lists. */
+#define TRIM_AFTER ((size_t)4 << 20)
+/* client-go's reflector: a watch that ends sooner than this with no event
+ * is a failure ("very short watch"). */
+#define SHORT_WATCH_S 1.0
 
 static const struct kube_resource resources[] = {
     { KUBE_KIND_NODE, "nodes", "/api/v1/nodes" },
@@ -68,29 +90,31 @@ static int take_line(const char *p, size_t n, kube_line_fn *fn, void *arg)
 int kube_lines_feed(struct kube_lines *ls, const char *p, size_t n,
                     kube_line_fn *fn, void *arg)
 {
-    size_t max = ls->max ? ls->max : (size_t)256 << 20;
+    size_t max = ls->max ? ls->max : KUBE_WATCH_EVENT_MAX;
     int rc;
 
     while (n) {
         const char *nl = memchr(p, '\n', n);
         size_t take = nl ? (size_t)(nl - p) : n;
 
+        if (ls->len + take > max)
+            return KUBE_LINES_TOO_LONG;
         if (!ls->len && nl) {
             /* A whole line in this chunk: no copy. */
             if ((rc = take_line(p, take, fn, arg)) != 0)
                 return rc;
         } else {
-            if (ls->len + take > max)
-                return -1;
             if (ls->len + take + 1 > ls->cap) {
                 size_t cap = ls->cap ? ls->cap : 4096;
                 char *nb;
 
                 while (cap < ls->len + take + 1)
                     cap *= 2;
+                if (cap > max + 1)
+                    cap = max + 1;
                 nb = realloc(ls->buf, cap);
                 if (!nb)
-                    return -1;
+                    return KUBE_LINES_NOMEM;
                 ls->buf = nb;
                 ls->cap = cap;
             }
@@ -172,20 +196,25 @@ struct informer {
     double next_at; /* INF_WAITING: when to start */
     bool need_list; /* the next start lists (else it watches) */
     bool listed_once;
-    int failures;      /* consecutive, for backoff */
-    char rv[128];      /* last seen resourceVersion */
-    char *cont;        /* continue token of the next page */
-    char list_rv[128]; /* resourceVersion of the list in progress */
+    unsigned long list_starts;  /* lists begun (continue pages not counted) */
+    struct kube_backoff relist; /* before each list but the first */
+    struct kube_backoff resume; /* before re-opening a failed watch */
+    char rv[128];               /* last seen resourceVersion */
+    char *cont;                 /* continue token of the next page */
+    char list_rv[128];          /* resourceVersion of the list in progress */
 
     /* The transfer in flight. */
     CURL *h;
     struct curl_slist *hdrs;
     char errbuf[CURL_ERROR_SIZE];
-    long status; /* HTTP status once headers arrived */
-    char *body;  /* list page, or the body of a failed request */
+    long status;    /* HTTP status once headers arrived */
+    double started; /* when it started */
+    char *body;     /* list page, or the body of a failed request */
     size_t body_len, body_cap;
     struct kube_lines lines;
-    struct arena batch_arena;
+    struct arena held;        /* charged with body_cap and lines.cap */
+    size_t peak;              /* most held at once, for malloc_trim */
+    struct arena batch_arena; /* trees of the pending events or items */
     struct kube_watch_event batch[BATCH_MAX];
     size_t n_batch;
     char batch_rv[128]; /* rv of the last event in the batch */
@@ -205,6 +234,7 @@ struct kube_informers {
 
     pthread_mutex_t lock; /* guards status */
     struct kube_informers_status status;
+    struct arena_budget mem; /* o.memory: every informer's held + batches */
 
     size_t n;
     struct informer infs[N_RESOURCES];
@@ -238,20 +268,10 @@ static double rand01(struct kube_informers *hub)
     return (double)(x >> 11) / 9007199254740992.0;
 }
 
-/* Wait before the next attempt: base * 2^(failures-1), capped, jittered. */
-static double backoff(struct informer *inf)
+/* The wait before the next list (b: &inf->relist) or watch (&inf->resume). */
+static double backoff(struct informer *inf, struct kube_backoff *b)
 {
-    struct kube_informers *hub = inf->hub;
-    double d = hub->o.backoff_base;
-    int i;
-
-    for (i = 1; i < inf->failures && d < hub->o.backoff_cap; i++)
-        d *= 2;
-    if (d > hub->o.backoff_cap)
-        d = hub->o.backoff_cap;
-    if (hub->o.jitter > 0)
-        d += d * hub->o.jitter * rand01(hub);
-    return d;
+    return kube_backoff_next(b, kube_now(), rand01(inf->hub));
 }
 
 static void set_error(struct informer *inf, long status, const char *msg)
@@ -306,8 +326,23 @@ static void flush(struct informer *inf)
                 inf->res->name, n, e.msg);
     copy_rv(inf->rv, inf->batch_rv);
     count(hub, &hub->status.events, n);
+    if (inf->held.charged + inf->batch_arena.total > inf->peak)
+        inf->peak = inf->held.charged + inf->batch_arena.total;
     arena_destroy(&inf->batch_arena);
-    arena_init(&inf->batch_arena, 0);
+}
+
+/* The message of a parse that ran out of the memory budget, or NULL. */
+static const char *over_budget(struct informer *inf, size_t len, char *buf,
+                               size_t sz)
+{
+    if (!inf->batch_arena.over && !inf->held.over)
+        return NULL;
+    snprintf(buf, sz,
+             "a %s of %zu bytes needs more than the %zu bytes the informers "
+             "may hold at once",
+             inf->state == INF_LISTING ? "list page" : "watch event", len,
+             inf->hub->o.memory);
+    return buf;
 }
 
 /* One watch line: queue an object event, follow a bookmark, or stop. */
@@ -321,7 +356,8 @@ static int on_line(void *arg, const char *line, size_t len)
 
     if (kube_watch_event_parse(&inf->batch_arena, line, len, &type, &obj, &e) <
         0) {
-        snprintf(inf->abort_msg, sizeof(inf->abort_msg), "%.200s", e.msg);
+        if (!over_budget(inf, len, inf->abort_msg, sizeof(inf->abort_msg)))
+            snprintf(inf->abort_msg, sizeof(inf->abort_msg), "%.200s", e.msg);
         inf->abort_relist = true;
         return 1;
     }
@@ -334,6 +370,7 @@ static int on_line(void *arg, const char *line, size_t len)
         /* flush() frees the tree the bookmark lives in: copy first. */
         copy_rv(rv, kube_object_rv(obj));
         flush(inf);
+        arena_destroy(&inf->batch_arena);
         if (rv[0])
             copy_rv(inf->rv, rv);
         return 0;
@@ -356,11 +393,23 @@ static int on_line(void *arg, const char *line, size_t len)
     inf->n_batch++;
     if (kube_object_rv(obj))
         copy_rv(inf->batch_rv, kube_object_rv(obj));
-    if (inf->n_batch == BATCH_MAX)
+    if (inf->n_batch == BATCH_MAX || inf->batch_arena.total >= BATCH_BYTES)
         flush(inf);
     return 0;
 }
 
+/* Count the buffers' growth to `now` bytes against the memory budget. */
+static int hold(struct informer *inf, size_t now)
+{
+    if (now > inf->held.charged &&
+        arena_charge(&inf->held, now - inf->held.charged) < 0)
+        return -1;
+    if (now > inf->peak)
+        inf->peak = now;
+    return 0;
+}
+
+/* Append to the body: 0, or -1 past max, -2 past the budget, -3 no memory. */
 static int append_body(struct informer *inf, const char *p, size_t n,
                        size_t max)
 {
@@ -372,9 +421,13 @@ static int append_body(struct informer *inf, const char *p, size_t n,
 
         while (cap < inf->body_len + n + 1)
             cap *= 2;
+        if (cap > max + 1)
+            cap = max + 1;
+        if (hold(inf, cap + inf->lines.cap) < 0)
+            return -2;
         nb = realloc(inf->body, cap);
         if (!nb)
-            return -1;
+            return -3;
         inf->body = nb;
         inf->body_cap = cap;
     }
@@ -384,15 +437,48 @@ static int append_body(struct informer *inf, const char *p, size_t n,
     return 0;
 }
 
+static size_t take_list_data(struct informer *inf, const char *p, size_t n)
+{
+    size_t max = inf->hub->o.list_page_max;
+    int rc = append_body(inf, p, n, max);
+
+    if (rc == -1)
+        snprintf(inf->abort_msg, sizeof(inf->abort_msg),
+                 "list page larger than %zu bytes (the cap for a page of %ld "
+                 "objects) once decompressed: refused",
+                 max, inf->hub->o.page_size);
+    else if (rc == -2)
+        over_budget(inf, inf->body_len + n, inf->abort_msg,
+                    sizeof(inf->abort_msg));
+    else if (rc == -3)
+        snprintf(inf->abort_msg, sizeof(inf->abort_msg),
+                 "out of memory reading a list page of %zu bytes",
+                 inf->body_len + n);
+    return rc < 0 ? 0 : n;
+}
+
+/* The most ls's buffer may take after n more bytes (kube_lines_feed
+ * doubles it from 4 KiB, up to max + 1). */
+static size_t lines_room(const struct kube_lines *ls, size_t n)
+{
+    size_t max = ls->max ? ls->max : KUBE_WATCH_EVENT_MAX;
+    size_t cap = ls->cap ? ls->cap : 4096;
+
+    while (cap < ls->len + n + 1 && cap <= max)
+        cap *= 2;
+    return cap > max + 1 ? max + 1 : cap;
+}
+
 static size_t on_data(char *p, size_t sz, size_t nm, void *arg)
 {
     struct informer *inf = arg;
     size_t n = sz * nm;
+    int rc;
 
     if (!inf->status)
         curl_easy_getinfo(inf->h, CURLINFO_RESPONSE_CODE, &inf->status);
-    if (inf->state == INF_LISTING)
-        return append_body(inf, p, n, MAX_LIST_BODY) < 0 ? 0 : n;
+    if (inf->state == INF_LISTING && inf->status == 200)
+        return take_list_data(inf, p, n);
     if (inf->status != 200) {
         /* Keep the start of an error body for the message. */
         if (inf->body_len < MAX_ERR_BODY)
@@ -403,13 +489,43 @@ static size_t on_data(char *p, size_t sz, size_t nm, void *arg)
                         MAX_ERR_BODY);
         return n;
     }
-    if (kube_lines_feed(&inf->lines, p, n, on_line, inf) != 0) {
-        if (!inf->abort_msg[0])
-            snprintf(inf->abort_msg, sizeof(inf->abort_msg),
-                     "watch line too long or out of memory");
+    /* Charge what the partial line's buffer may grow to before it does. */
+    if (hold(inf, inf->body_cap + lines_room(&inf->lines, n)) < 0) {
+        over_budget(inf, inf->lines.len + n, inf->abort_msg,
+                    sizeof(inf->abort_msg));
+        inf->abort_relist = true;
         return 0;
     }
-    return n;
+    rc = kube_lines_feed(&inf->lines, p, n, on_line, inf);
+    if (rc == KUBE_LINES_TOO_LONG) {
+        snprintf(inf->abort_msg, sizeof(inf->abort_msg),
+                 "watch event larger than %zu bytes: refused", inf->lines.max);
+        inf->abort_relist = true; /* the event is lost: list again */
+    } else if (rc == KUBE_LINES_NOMEM) {
+        snprintf(inf->abort_msg, sizeof(inf->abort_msg),
+                 "out of memory reading a watch event");
+        inf->abort_relist = true;
+    }
+    return rc ? 0 : n;
+}
+
+/* Compressed bytes of a list page, before decompression: capped too. */
+static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow,
+                       curl_off_t ultotal, curl_off_t ulnow)
+{
+    struct informer *inf = arg;
+    size_t max = inf->hub->o.list_page_max;
+
+    (void)dltotal;
+    (void)ultotal;
+    (void)ulnow;
+    if (inf->state != INF_LISTING || dlnow <= (curl_off_t)max)
+        return 0;
+    snprintf(inf->abort_msg, sizeof(inf->abort_msg),
+             "list page larger than %zu bytes (the cap for a page of %ld "
+             "objects) as sent: refused",
+             max, inf->hub->o.page_size);
+    return 1;
 }
 
 static void end_transfer(struct informer *inf)
@@ -421,11 +537,20 @@ static void end_transfer(struct informer *inf)
     }
     curl_slist_free_all(inf->hdrs);
     inf->hdrs = NULL;
-    inf->body_len = 0;
+    free(inf->body);
+    inf->body = NULL;
+    inf->body_len = inf->body_cap = 0;
     kube_lines_free(&inf->lines);
     inf->n_batch = 0;
     arena_destroy(&inf->batch_arena);
-    arena_init(&inf->batch_arena, 0);
+    arena_destroy(&inf->held);
+#ifdef __GLIBC__
+    /* A big page or event leaves its pages resident in malloc's free
+     * lists otherwise (issue 29: 1.9 GB for 30 s after a 500 MB list). */
+    if (inf->peak >= TRIM_AFTER)
+        malloc_trim(0);
+#endif
+    inf->peak = 0;
 }
 
 static void wait_then(struct informer *inf, double delay)
@@ -455,6 +580,16 @@ static void query_escape(const char *s, char *out, size_t sz)
     out[o] = '\0';
 }
 
+/* List again from the start, after the relist backoff (as the reflector's
+ * Run waits its backoff manager each time ListAndWatch returns). */
+static void relist(struct informer *inf)
+{
+    free(inf->cont);
+    inf->cont = NULL;
+    inf->need_list = true;
+    wait_then(inf, backoff(inf, &inf->relist));
+}
+
 static void start(struct informer *inf)
 {
     struct kube_informers *hub = inf->hub;
@@ -464,12 +599,17 @@ static void start(struct informer *inf)
 
     inf->h = curl_easy_init();
     inf->status = 0;
+    inf->started = kube_now();
     inf->streamed = false;
     inf->abort_relist = false;
     inf->abort_msg[0] = '\0';
     inf->errbuf[0] = '\0';
+    inf->lines.max = hub->o.watch_event_max;
+    inf->held.over = inf->batch_arena.over = 0;
     if (inf->need_list) {
         inf->state = INF_LISTING;
+        if (!inf->cont && inf->list_starts++ > 0)
+            count(hub, &hub->status.relists, 1);
         query_escape(inf->cont ? inf->cont : "", esc, sizeof(esc));
         snprintf(path, sizeof(path), "%s?limit=%ld%s%s", inf->res->path,
                  hub->o.page_size, inf->cont ? "&continue=" : "", esc);
@@ -493,12 +633,22 @@ static void start(struct informer *inf)
                 e.msg[0] ? e.msg : "cannot create a curl handle");
         set_error(inf, 0, e.msg);
         end_transfer(inf);
-        inf->failures++;
-        wait_then(inf, backoff(inf));
+        if (inf->need_list)
+            wait_then(inf, backoff(inf, &inf->relist));
+        else
+            wait_then(inf, backoff(inf, &inf->resume));
         return;
     }
-    if (inf->state == INF_LISTING)
+    if (inf->state == INF_LISTING) {
         curl_easy_setopt(inf->h, CURLOPT_TIMEOUT_MS, hub->o.list_timeout_ms);
+        /* A declared Content-Length over the cap fails at once; the
+         * progress callback counts the bytes as they come. */
+        curl_easy_setopt(inf->h, CURLOPT_MAXFILESIZE_LARGE,
+                         (curl_off_t)hub->o.list_page_max);
+        curl_easy_setopt(inf->h, CURLOPT_XFERINFOFUNCTION, on_progress);
+        curl_easy_setopt(inf->h, CURLOPT_XFERINFODATA, inf);
+        curl_easy_setopt(inf->h, CURLOPT_NOPROGRESS, 0L);
+    }
     curl_easy_setopt(inf->h, CURLOPT_HTTPHEADER, inf->hdrs);
     curl_easy_setopt(inf->h, CURLOPT_ERRORBUFFER, inf->errbuf);
     curl_easy_setopt(inf->h, CURLOPT_WRITEFUNCTION, on_data);
@@ -520,79 +670,88 @@ static void failure_text(struct informer *inf, CURLcode rc, char *buf,
                                : "(no body)");
     else if (inf->abort_msg[0])
         snprintf(buf, sz, "%s", inf->abort_msg);
+    else if (rc == CURLE_FILESIZE_EXCEEDED)
+        snprintf(buf, sz,
+                 "list page declared larger than %zu bytes (the cap for a "
+                 "page of %ld objects): refused",
+                 inf->hub->o.list_page_max, inf->hub->o.page_size);
     else
         snprintf(buf, sz, "%s",
                  inf->errbuf[0] ? inf->errbuf : curl_easy_strerror(rc));
 }
 
-/* Deliver one list page; 0, or -1 with e set. */
-static int take_page(struct informer *inf, char *cont_out, size_t cont_sz,
+struct page_ctx {
+    struct informer *inf;
+    bool begun;
+};
+
+/* A request without a continue token starts a (re)list. */
+static void page_begin(struct page_ctx *pc)
+{
+    struct kube_informers *hub = pc->inf->hub;
+
+    if (!pc->begun && !pc->inf->cont)
+        hub->sink.list_begin(hub->sink.arg, pc->inf->res->kind);
+    pc->begun = true;
+}
+
+static int page_items(void *arg, const struct kube_watch_event *ev, size_t n,
+                      struct err *e)
+{
+    struct page_ctx *pc = arg;
+    struct informer *inf = pc->inf;
+    struct kube_informers *hub = inf->hub;
+    struct err ae = { "" };
+
+    (void)e;
+    page_begin(pc);
+    if (inf->batch_arena.total > inf->peak)
+        inf->peak = inf->batch_arena.total + inf->held.charged;
+    /* Objects that do not decode are logged; the list goes on. */
+    if (hub->sink.apply(hub->sink.arg, inf->res->kind, ev, n, &ae) < 0)
+        inf_log(hub, KUBE_LOG_ERROR, "%s: list: %s", inf->res->name, ae.msg);
+    count(hub, &hub->status.events, n);
+    return 0;
+}
+
+/* Deliver one list page item by item; 0, or -1 with e set. */
+static int take_page(struct informer *inf, struct kube_list_meta *meta,
                      struct err *e)
 {
-    struct kube_informers *hub = inf->hub;
-    struct arena a;
-    cJSON *root = NULL;
-    const cJSON *items, *it, *meta, *c;
-    struct kube_watch_event *ev = NULL;
-    size_t n = 0, i = 0;
-    int rc = -1;
+    struct page_ctx pc = { inf, false };
+    struct kube_list_reader r = { &inf->batch_arena, inf->batch, BATCH_MAX,
+                                  BATCH_BYTES,       page_items, &pc };
+    char msg[256];
 
-    arena_init(&a, 0);
-    if (json_arena_parse(&a, inf->body, inf->body_len, 0, &root, e) < 0)
-        goto out;
-    items = cJSON_GetObjectItemCaseSensitive(root, "items");
-    meta = cJSON_GetObjectItemCaseSensitive(root, "metadata");
-    if (!cJSON_IsArray(items) && !cJSON_IsNull(items) && items) {
-        err_set(e, "list: \"items\" is not an array");
-        goto out;
+    if (kube_list_page_read(&r, inf->body, inf->body_len, meta, e) < 0) {
+        if (over_budget(inf, inf->body_len, msg, sizeof(msg)))
+            err_set(e, "%s", msg);
+        return -1;
     }
-    for (it = items ? items->child : NULL; it; it = it->next)
-        n++;
-    ev = calloc(n ? n : 1, sizeof(*ev));
-    if (!ev) {
-        err_set(e, "out of memory");
-        goto out;
-    }
-    for (it = items ? items->child : NULL; it; it = it->next) {
-        ev[i].type = KUBE_EVENT_ADDED;
-        ev[i++].object = it;
-    }
-    copy_rv(inf->list_rv, kube_object_rv(root));
-    c = cJSON_GetObjectItemCaseSensitive(meta, "continue");
-    snprintf(cont_out, cont_sz, "%s", cJSON_IsString(c) ? c->valuestring : "");
-    /* A request without a continue token starts a (re)list. */
-    if (!inf->cont)
-        hub->sink.list_begin(hub->sink.arg, inf->res->kind);
-    if (n && hub->sink.apply(hub->sink.arg, inf->res->kind, ev, n, e) < 0)
-        inf_log(hub, KUBE_LOG_ERROR, "%s: list: %s", inf->res->name, e->msg);
-    count(hub, &hub->status.events, n);
-    rc = 0;
-out:
-    free(ev);
-    arena_destroy(&a);
-    return rc;
+    page_begin(&pc);
+    copy_rv(inf->list_rv, meta->rv);
+    return 0;
 }
 
 static void finish_list(struct informer *inf, CURLcode rc)
 {
     struct kube_informers *hub = inf->hub;
     struct err e = { "" };
-    char cont[3072], msg[600];
+    struct kube_list_meta meta;
+    char msg[600];
 
     if (rc == CURLE_OK && inf->status == 200) {
-        if (take_page(inf, cont, sizeof(cont), &e) < 0) {
+        int taken = take_page(inf, &meta, &e);
+
+        end_transfer(inf);
+        if (taken < 0) {
             inf_log(hub, KUBE_LOG_ERROR, "%s: list: %s", inf->res->name, e.msg);
             set_error(inf, 200, e.msg);
-            free(inf->cont);
-            inf->cont = NULL;
-            inf->failures++;
-            end_transfer(inf);
-            wait_then(inf, backoff(inf));
+            relist(inf);
             return;
         }
         free(inf->cont);
-        inf->cont = cont[0] ? strdup(cont) : NULL;
-        end_transfer(inf);
+        inf->cont = meta.cont[0] ? strdup(meta.cont) : NULL;
         if (inf->cont) {
             wait_then(inf, 0); /* next page now */
             return;
@@ -600,7 +759,7 @@ static void finish_list(struct informer *inf, CURLcode rc)
         hub->sink.list_end(hub->sink.arg, inf->res->kind);
         copy_rv(inf->rv, inf->list_rv);
         inf->need_list = false;
-        inf->failures = 0;
+        kube_backoff_reset(&inf->resume);
         if (!inf->listed_once)
             inf_log(hub, KUBE_LOG_INFO, "%s: listed, watching from %s",
                     inf->res->name, inf->rv);
@@ -617,9 +776,7 @@ static void finish_list(struct informer *inf, CURLcode rc)
         /* The continue token expired: list again from the start. */
         inf_log(hub, KUBE_LOG_WARN, "%s: list continuation expired, relisting",
                 inf->res->name);
-        free(inf->cont);
-        inf->cont = NULL;
-        wait_then(inf, 0);
+        relist(inf);
         return;
     }
     inf_log(hub, KUBE_LOG_ERROR, "%s: list %s: %s%s", inf->res->name,
@@ -628,15 +785,13 @@ static void finish_list(struct informer *inf, CURLcode rc)
             : inf->status == 403 ? " (forbidden: check RBAC for list/watch)"
                                  : "");
     set_error(inf, inf->status, msg);
-    free(inf->cont);
-    inf->cont = NULL;
-    inf->failures++;
-    wait_then(inf, backoff(inf));
+    relist(inf);
 }
 
 static void finish_watch(struct informer *inf, CURLcode rc)
 {
     struct kube_informers *hub = inf->hub;
+    bool short_watch = kube_now() - inf->started < SHORT_WATCH_S;
     char msg[600];
 
     flush(inf);
@@ -645,16 +800,28 @@ static void finish_watch(struct informer *inf, CURLcode rc)
         end_transfer(inf);
         inf_log(hub, KUBE_LOG_WARN, "%s: watch from %s: %s; relisting",
                 inf->res->name, inf->rv, msg);
-        inf->need_list = true;
-        wait_then(inf, 0);
+        relist(inf);
         return;
     }
     if (inf->status == 200 &&
         (rc == CURLE_OK || rc == CURLE_OPERATION_TIMEDOUT)) {
-        /* The server's timeoutSeconds, or an idle stream: watch again. */
         end_transfer(inf);
-        inf->failures = 0;
-        wait_then(inf, 0);
+        if (short_watch && !inf->streamed) {
+            /* The reflector's "very short watch": a failure. */
+            inf_log(hub, KUBE_LOG_WARN,
+                    "%s: watch from %s closed within %.0f s with no event; "
+                    "relisting",
+                    inf->res->name, inf->rv, SHORT_WATCH_S);
+            relist(inf);
+        } else if (short_watch) {
+            /* Events, then closed at once: again, but not in a loop. */
+            wait_then(inf, backoff(inf, &inf->resume));
+        } else {
+            /* The server's timeoutSeconds, or an idle stream: watch
+             * again now. */
+            kube_backoff_reset(&inf->resume);
+            wait_then(inf, 0);
+        }
         return;
     }
     end_transfer(inf);
@@ -662,15 +829,14 @@ static void finish_watch(struct informer *inf, CURLcode rc)
      * balancer cutting long connections): retry after the base backoff
      * instead of doubling it with every such cut. */
     if (inf->streamed)
-        inf->failures = 0;
-    inf->failures++;
+        kube_backoff_reset(&inf->resume);
     inf_log(hub, KUBE_LOG_WARN, "%s: watch from %s: %s%s; retrying",
             inf->res->name, inf->rv, msg,
             inf->status == 401   ? " (unauthorized: check the token)"
             : inf->status == 403 ? " (forbidden: check RBAC for list/watch)"
                                  : "");
     set_error(inf, inf->status == 200 ? 0 : inf->status, msg);
-    wait_then(inf, backoff(inf));
+    wait_then(inf, backoff(inf, &inf->resume));
 }
 
 static void update_synced(struct kube_informers *hub)
@@ -743,8 +909,16 @@ static void defaults(struct kube_informer_opts *o,
         o->backoff_base = 0.8;
     if (o->backoff_cap <= 0)
         o->backoff_cap = 30;
+    if (o->backoff_reset <= 0)
+        o->backoff_reset = 120;
     if (o->jitter == 0)
         o->jitter = 1.0;
+    if (o->list_page_max == 0)
+        o->list_page_max = KUBE_LIST_PAGE_MAX;
+    if (o->watch_event_max == 0)
+        o->watch_event_max = KUBE_WATCH_EVENT_MAX;
+    if (o->memory == 0)
+        o->memory = KUBE_INFORMER_MEMORY;
     if (o->watch_idle_s <= 0)
         o->watch_idle_s = 150;
     if (o->list_timeout_ms <= 0)
@@ -769,6 +943,7 @@ int kube_informers_start(struct kube_client *client,
     defaults(&hub->o, client);
     hub->rng = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)(uintptr_t)hub;
     hub->rng = hub->rng ? hub->rng : 1;
+    hub->mem.cap = (long long)hub->o.memory;
     pthread_mutex_init(&hub->lock, NULL);
     hub->multi = curl_multi_init();
     if (!hub->multi) {
@@ -786,7 +961,13 @@ int kube_informers_start(struct kube_client *client,
         inf->res = &resources[i];
         inf->state = INF_WAITING;
         inf->need_list = true;
+        kube_backoff_init(&inf->relist, hub->o.backoff_base, hub->o.backoff_cap,
+                          hub->o.backoff_reset, hub->o.jitter);
+        inf->resume = inf->relist;
         arena_init(&inf->batch_arena, 0);
+        inf->batch_arena.budget = &hub->mem;
+        arena_init(&inf->held, 0);
+        inf->held.budget = &hub->mem;
     }
     if (pthread_create(&hub->thread, NULL, run, hub) != 0) {
         curl_multi_cleanup(hub->multi);
@@ -809,8 +990,6 @@ void kube_informers_stop(struct kube_informers *hub)
     pthread_join(hub->thread, NULL);
     for (i = 0; i < hub->n; i++) {
         end_transfer(&hub->infs[i]);
-        arena_destroy(&hub->infs[i].batch_arena);
-        free(hub->infs[i].body);
         free(hub->infs[i].cont);
     }
     curl_multi_cleanup(hub->multi);

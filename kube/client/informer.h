@@ -2,9 +2,16 @@
  * informer.h: list+watch of the kinds the predicates read, as client-go's
  * reflector does it: a paginated list (limit/continue), then a watch from
  * the list's resourceVersion with bookmarks, a fresh list when the server
- * says 410 Gone, and reconnects with capped exponential backoff and
- * jitter. One thread drives every informer through libcurl's multi
- * interface, so request handling never waits on the network.
+ * says 410 Gone or sends what we cannot read, relists and reconnects with
+ * capped exponential backoff and jitter (kube/client/backoff.h). One
+ * thread drives every informer through libcurl's multi interface, so
+ * request handling never waits on the network.
+ *
+ * What the API server sends is bounded: a list page (before and after
+ * decompression), a watch event, and all the API data held at once by
+ * every informer (texts being received and the trees parsed from them)
+ * against one budget; past a bound the transfer fails, is logged with the
+ * resource and the size, and is retried after the backoff.
  *
  * Objects reach a sink (the cache, kube/client/cache.h) as parsed JSON in
  * batches; the sink decodes what it keeps.
@@ -74,20 +81,32 @@ const struct kube_resource *kube_resource_for(enum kube_kind kind);
 
 typedef void kube_log_fn(void *arg, int level, const char *msg);
 
+/* The largest watch event line: client-go's streaming decoder's limit
+ * (apimachinery runtime/serializer/streaming: maxBytes 16 MiB). */
+#define KUBE_WATCH_EVENT_MAX ((size_t)16 << 20)
+/* All API data the informers hold at once: texts received and not yet
+ * parsed, and the trees parsed from them. */
+#define KUBE_INFORMER_MEMORY ((size_t)64 << 20)
+
 /* Tuning; zero members take the defaults in brackets. */
 struct kube_informer_opts {
-    unsigned kinds;       /* KUBE_KIND_BIT()s [KUBE_KINDS_ALL] */
-    long page_size;       /* list limit [500] */
-    double backoff_base;  /* seconds before the first retry [0.8] */
-    double backoff_cap;   /* longest un-jittered wait [30] */
-    double jitter;        /* up to this fraction more, random [1.0];
-                             negative: none */
-    long watch_timeout_s; /* timeoutSeconds [random 300..599] */
-    long watch_idle_s;    /* low-speed limit: a watch silent this long is
-                             re-established [150] */
-    long list_timeout_ms; /* per list page [the client's request timeout] */
-    bool list_only;       /* list each kind once, never watch */
-    kube_log_fn *log;     /* NULL: stderr */
+    unsigned kinds;         /* KUBE_KIND_BIT()s [KUBE_KINDS_ALL] */
+    long page_size;         /* list limit [500] */
+    double backoff_base;    /* seconds before the first retry [0.8] */
+    double backoff_cap;     /* longest un-jittered wait [30] */
+    double backoff_reset;   /* seconds without a retry that start the
+                               backoff over [120] */
+    double jitter;          /* up to this fraction more, random [1.0];
+                               negative: none */
+    size_t list_page_max;   /* bytes [KUBE_LIST_PAGE_MAX, client.h] */
+    size_t watch_event_max; /* bytes [KUBE_WATCH_EVENT_MAX] */
+    size_t memory;          /* bytes [KUBE_INFORMER_MEMORY] */
+    long watch_timeout_s;   /* timeoutSeconds [random 300..599] */
+    long watch_idle_s;      /* low-speed limit: a watch silent this long is
+                               re-established [150] */
+    long list_timeout_ms;   /* per list page [the client's request timeout] */
+    bool list_only;         /* list each kind once, never watch */
+    kube_log_fn *log;       /* NULL: stderr */
     void *log_arg;
 };
 
@@ -98,6 +117,7 @@ struct kube_informers_status {
     long last_http_status; /* of the last failed request; 0: transport */
     char last_error[512];  /* "" when the last request succeeded */
     unsigned long lists;   /* completed full lists (first lists included) */
+    unsigned long relists; /* lists started after the first one */
     unsigned long watches; /* watch requests started */
     unsigned long events;  /* events delivered */
 };
@@ -126,7 +146,9 @@ void kube_informers_status(struct kube_informers *infs,
 /*
  * Splits a byte stream into lines ('\n'-terminated; '\r' before it and
  * blank lines are dropped) whatever the chunk boundaries, holding a
- * partial line across calls. Lines longer than max (0: 256 MiB) fail.
+ * partial line across calls. Lines longer than max (0:
+ * KUBE_WATCH_EVENT_MAX) fail; the partial line's buffer never grows past
+ * max + 1 bytes (cap says how big it is).
  */
 struct kube_lines {
     char *buf; /* the partial line */
@@ -135,10 +157,14 @@ struct kube_lines {
 
 typedef int kube_line_fn(void *arg, const char *line, size_t len);
 
+#define KUBE_LINES_TOO_LONG (-1)
+#define KUBE_LINES_NOMEM    (-2)
+
 /*
  * Feed n bytes; calls fn for each complete line (the text is valid only
- * during the call). Returns 0, or fn's non-zero result, or -1 when a line
- * is too long or memory ran out.
+ * during the call). Returns 0, or fn's non-zero result (which must be
+ * positive), or KUBE_LINES_TOO_LONG when a line is longer than max, or
+ * KUBE_LINES_NOMEM when memory ran out.
  */
 int kube_lines_feed(struct kube_lines *ls, const char *p, size_t n,
                     kube_line_fn *fn, void *arg);

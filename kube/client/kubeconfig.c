@@ -135,6 +135,54 @@ invalid:
     return NULL;
 }
 
+int kube_header_value_check(const char *what, const char *v, size_t n,
+                            struct err *e)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)v[i];
+
+        if (c < 0x20 || c == 0x7f)
+            return err_set(e,
+                           "%s: control character 0x%02x at byte %zu is not "
+                           "allowed in an HTTP header",
+                           what, c, i);
+    }
+    return 0;
+}
+
+int kube_server_url_check(const char *what, const char *url, struct err *e)
+{
+    const char *auth = strstr(url, "://"), *end;
+    size_t i;
+
+    for (i = 0; url[i]; i++) {
+        unsigned char c = (unsigned char)url[i];
+
+        if (c <= 0x20 || c == 0x7f)
+            return err_set(e,
+                           "%s: %s 0x%02x at byte %zu is not allowed in the "
+                           "server URL",
+                           what, c == ' ' ? "space" : "control character", c,
+                           i);
+    }
+    auth = auth ? auth + 3 : url;
+    end = auth + strcspn(auth, "/?#");
+    if (memchr(auth, '@', (size_t)(end - auth)))
+        return err_set(e,
+                       "%s: a user name or password in the server URL is not "
+                       "supported (basic auth is refused; use a token, "
+                       "tokenFile or a client certificate)",
+                       what);
+    if (strpbrk(url, "?#"))
+        return err_set(e,
+                       "%s: a query (?) or fragment (#) is not allowed in the "
+                       "server URL (API paths are appended to it)",
+                       what);
+    return 0;
+}
+
 void kube_conn_free(struct kube_conn *c)
 {
     if (!c)
@@ -308,7 +356,7 @@ static int read_blob(struct kc *k, const yaml_node_t *m, const char *what,
 
 static int load_cluster(struct kc *k, const char *name, struct kube_conn *c)
 {
-    char what[300];
+    char what[300], field[320];
     const yaml_node_t *m = find_named(k, "clusters", name, "cluster");
     const char *server;
 
@@ -318,6 +366,9 @@ static int load_cluster(struct kc *k, const char *name, struct kube_conn *c)
     server = map_str(k, m, "server");
     if (!server)
         return err_set(k->e, "%s: server is not set", what);
+    snprintf(field, sizeof(field), "%s: server", what);
+    if (kube_server_url_check(field, server, k->e) < 0)
+        return -1;
     c->server = xstrdup(k, server);
     if (!c->server)
         return -1;
@@ -338,10 +389,14 @@ static int load_cluster(struct kc *k, const char *name, struct kube_conn *c)
 
 static int load_user(struct kc *k, const char *name, struct kube_conn *c)
 {
-    static const char *const unsupported[] = { "exec", "auth-provider",
-                                               "username", "password" };
-    char what[300];
-    const yaml_node_t *m = find_named(k, "users", name, "user");
+    /* The as* keys ask for impersonation headers, which we do not send:
+     * refused rather than silently acting as ourselves. */
+    static const char *const unsupported[] = { "exec",      "auth-provider",
+                                               "username",  "password",
+                                               "as",        "as-uid",
+                                               "as-groups", "as-user-extra" };
+    char what[300], field[320];
+    const yaml_node_t *m = find_named(k, "users", name, "user"), *tok;
     const char *s;
     size_t i;
 
@@ -355,7 +410,12 @@ static int load_user(struct kc *k, const char *name, struct kube_conn *c)
                            "tokenFile or a client certificate)",
                            what, unsupported[i]);
     }
-    if ((s = map_str(k, m, "token")) && !(c->token = xstrdup(k, s)))
+    snprintf(field, sizeof(field), "%s: token", what);
+    tok = map_get(k, m, "token");
+    /* The scalar's own length: a \0 escape must not cut the token short. */
+    if ((s = scalar(tok)) &&
+        (kube_header_value_check(field, s, tok->data.scalar.length, k->e) < 0 ||
+         !(c->token = xstrdup(k, s))))
         return -1;
     if ((s = map_str(k, m, "tokenFile")) &&
         !(c->token_file = resolve_path(k, s)))
@@ -507,6 +567,12 @@ int kube_conn_in_cluster(const struct kube_in_cluster_paths *paths,
     sprintf(out->server,
             strchr(p.host, ':') ? "https://[%s]:%s" : "https://%s:%s", p.host,
             p.port);
+    if (kube_server_url_check("in-cluster: KUBERNETES_SERVICE_HOST and "
+                              "KUBERNETES_SERVICE_PORT",
+                              out->server, e) < 0) {
+        kube_conn_free(out);
+        return -1;
+    }
     return 0;
 }
 
@@ -525,6 +591,10 @@ int kube_conn_resolve(const struct kube_conn_opts *o, struct kube_conn *out,
         return kube_conn_in_cluster(o->in_cluster, out, e);
     }
     if (o->master && *o->master) {
+        if (kube_server_url_check("--master", o->master, e) < 0) {
+            kube_conn_free(out);
+            return -1;
+        }
         free(out->server);
         out->server = strdup(o->master);
         if (!out->server) {

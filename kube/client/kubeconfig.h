@@ -84,6 +84,27 @@ int kube_kubeconfig_parse(const char *text, size_t len, const char *path,
 int kube_conn_in_cluster(const struct kube_in_cluster_paths *paths,
                          struct kube_conn *out, struct err *e);
 
+/*
+ * An API server URL as we take it: no control character or space, no
+ * user name or password (`user:pass@host`: basic auth is refused, and a
+ * password in the URL would be printed with every message that names the
+ * server), no query or fragment (they would swallow the API paths
+ * appended to the URL). what names the field for messages ("cluster
+ * \"k\": server", "--master"); the URL itself is never quoted. Returns 0,
+ * or -1 with e set.
+ */
+int kube_server_url_check(const char *what, const char *url, struct err *e);
+
+/*
+ * A value that goes into an HTTP request header (token, user agent):
+ * control characters (C0, including CR, LF, NUL and tab, and DEL) are
+ * refused, so that no value can end its header and start another. v[0..n)
+ * may hold NULs. what names the field ("user \"u\": token"); the value is
+ * never quoted. Returns 0, or -1 with e set.
+ */
+int kube_header_value_check(const char *what, const char *v, size_t n,
+                            struct err *e);
+
 /* Free what out owns and zero it. NULL and zeroed structs are fine. */
 void kube_conn_free(struct kube_conn *c);
 

@@ -307,7 +307,7 @@ static int parse_quantity(struct jw *w, const cJSON *v, struct kube_quantity *q)
     if (cJSON_IsString(v))
         s = v->valuestring;
     else if (cJSON_IsNumber(v))
-        s = jw_number_text(v->valuedouble, num, sizeof(num));
+        s = jw_number_source(v, num, sizeof(num));
     else
         return jw_fail_type(w, "a quantity string", v);
     if (kube_quantity_parse(s, q, &qe) < 0)

@@ -105,6 +105,22 @@ static const struct opt_def opt_table[] = {
     { "read-timeout", NULL, OT_INT, OFF(read_timeout), 1, 86400, NULL,
       "SECONDS", "drop a connection that sends or accepts nothing for this "
       "long while a request is read or its answer written", "30" },
+    { "header-timeout", NULL, OT_INT, OFF(header_timeout), 1, 86400, NULL,
+      "SECONDS", "drop a connection whose request line and headers have "
+      "not all arrived this long after their first byte, however steadily "
+      "they trickle in (slowloris)", "10" },
+    { "body-timeout", NULL, OT_INT, OFF(body_timeout), 1, 86400, NULL,
+      "SECONDS", "drop a connection whose whole request, body included, "
+      "has not arrived this long after its first byte", "60" },
+    { "eval-timeout", NULL, OT_INT, OFF(eval_timeout), 1, 86400, NULL,
+      "SECONDS", "answer 503 to a request whose evaluation (queue wait "
+      "included) has not finished this long after it was received; a "
+      "thread stuck in it is replaced, up to twice --workers at once", "10" },
+    { "plugin-timeout", NULL, OT_INT, OFF(plugin_timeout), 1, 86400, NULL,
+      "SECONDS", "a single plugin call (filter, score, ...) running this "
+      "long is logged with the plugin, the pod and the node, and /healthz "
+      "fails from then on, so that the kubelet restarts the server",
+      "30" },
     { "idle-timeout", NULL, OT_INT, OFF(idle_timeout), 1, 86400, NULL,
       "SECONDS", "close a keep-alive connection idle this long (keep it "
       "above the client's idle timeout: 90 s for kube-scheduler)", "120" },
@@ -168,6 +184,10 @@ void opts_defaults(struct srv_options *o)
     o->max_inflight_bytes = OPTS_DEFAULT_MAX_INFLIGHT;
     o->max_header_bytes = OPTS_DEFAULT_MAX_HEADERS;
     o->read_timeout = OPTS_DEFAULT_READ_TIMEOUT;
+    o->header_timeout = OPTS_DEFAULT_HEADER_TIMEOUT;
+    o->body_timeout = OPTS_DEFAULT_BODY_TIMEOUT;
+    o->eval_timeout = OPTS_DEFAULT_EVAL_TIMEOUT;
+    o->plugin_timeout = OPTS_DEFAULT_PLUGIN_TIMEOUT;
     o->idle_timeout = OPTS_DEFAULT_IDLE_TIMEOUT;
     o->shutdown_grace = OPTS_DEFAULT_GRACE;
     o->log_format = OPTS_LOG_TEXT;

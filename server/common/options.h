@@ -20,10 +20,19 @@
 #define OPTS_DEFAULT_MAX_INFLIGHT (128ll << 20)
 #define OPTS_DEFAULT_MAX_HEADERS  (64 << 10)
 #define OPTS_DEFAULT_READ_TIMEOUT 30
-#define OPTS_DEFAULT_IDLE_TIMEOUT 120 /* above Go's 90 s IdleConnTimeout */
-#define OPTS_DEFAULT_GRACE        10
-#define OPTS_MAX_CLUSTERS         64
-#define OPTS_MAX_PLUGINS          16
+/* Absolute deadlines from a request's first byte (Go's ReadHeaderTimeout
+ * and ReadTimeout, Envoy's request_headers_timeout). */
+#define OPTS_DEFAULT_HEADER_TIMEOUT 10
+#define OPTS_DEFAULT_BODY_TIMEOUT   60
+/* An evaluation answers 503 past this (kube-scheduler's own extender
+ * timeout is 5 s by default); a single plugin call running past
+ * --plugin-timeout makes /healthz fail. */
+#define OPTS_DEFAULT_EVAL_TIMEOUT   10
+#define OPTS_DEFAULT_PLUGIN_TIMEOUT 30
+#define OPTS_DEFAULT_IDLE_TIMEOUT   120 /* above Go's 90 s IdleConnTimeout */
+#define OPTS_DEFAULT_GRACE          10
+#define OPTS_MAX_CLUSTERS           64
+#define OPTS_MAX_PLUGINS            16
 
 enum opts_compat { OPTS_COMPAT_NONE, OPTS_COMPAT_LEGACY };
 enum opts_score_scale {
@@ -56,6 +65,10 @@ struct srv_options {
     int max_connections; /* 0: derived from the open-file limit */
     long long max_inflight_bytes;
     int read_timeout;   /* seconds */
+    int header_timeout; /* seconds from a request's first byte */
+    int body_timeout;   /* seconds from a request's first byte */
+    int eval_timeout;   /* seconds for a handler on the pool */
+    int plugin_timeout; /* seconds for one plugin call */
     int idle_timeout;   /* seconds */
     int shutdown_grace; /* seconds */
     int log_format;     /* enum opts_log_format */

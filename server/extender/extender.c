@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "kube/base/hash.h"
+#include "kube/base/json_dups.h"
 #include "kube/base/json_parse.h"
 #include "kube/base/json_scan.h"
 #include "kube/base/json_walk.h"
@@ -23,12 +25,15 @@
 #include "server/common/log.h"
 #include "engine/engine_select.h"
 
-/* Go's decoder: an exact key match wins, else the first case-folded one. */
-static const cJSON *member(const cJSON *obj, const char *key)
+/*
+ * A struct field as Go's decoder fills it (kube/base/json_dups.h): every
+ * key equal to its name ignoring case, the last one winning, objects
+ * merged ("NodeNames" then "nodenames": the latter). The tree is ours
+ * (the request's arena): merging rearranges it.
+ */
+static const cJSON *member(struct arena *a, const cJSON *obj, const char *key)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-
-    return v ? v : cJSON_GetObjectItem(obj, key);
+    return json_member_go(a, (cJSON *)obj, key);
 }
 
 struct node_span_ctx {
@@ -55,11 +60,20 @@ static int find_node_spans(const char *body, size_t len, struct ext_args *x,
 {
     struct json_span root = json_scan_value(body, len, 0), nodes, items;
     struct node_span_ctx c = { x->node_spans, x->n_nodes };
-    size_t i, bad;
+    size_t i, bad, seen = 0;
 
     if (json_scan_member(body, len, root, "Nodes", &nodes) &&
         json_scan_member(body, len, nodes, "items", &items))
-        json_scan_array(body, len, items, keep_span, &c);
+        seen = json_scan_array(body, len, items, keep_span, &c);
+    /* The spans are the last Nodes' items; merged duplicate Nodes objects
+     * (Go fills one NodeList from both) may hold others: those nodes
+     * could not be echoed as they were evaluated. */
+    if (seen != x->n_nodes)
+        return err_set(e,
+                       "Nodes: %zu items decoded but %zu in the last \"Nodes\" "
+                       "member: duplicate Nodes keys that merge cannot be "
+                       "echoed",
+                       x->n_nodes, seen);
     for (i = 0; i < x->n_nodes; i++) {
         const struct json_span *sp = &x->node_spans[i];
 
@@ -103,7 +117,7 @@ static int check_node_name(bool in_nodes, size_t index, const char *name,
 static int decode_nodes(struct arena *a, const cJSON *nodes, struct ext_args *x,
                         struct err *e)
 {
-    const cJSON *items = member(nodes, "items"), *it;
+    const cJSON *items = member(a, nodes, "items"), *it;
     size_t i = 0;
 
     if (!cJSON_IsObject(nodes))
@@ -161,17 +175,18 @@ int ext_decode_args(struct arena *a, const char *body, size_t len,
     const cJSON *pod, *nodes, *names;
 
     memset(x, 0, sizeof(*x));
-    if (json_arena_parse(a, body, len, JSON_ARENA_NO_NUL, &root, e) < 0)
+    if (json_arena_parse(a, body, len, JSON_ARENA_NO_NUL | JSON_ARENA_GO_KEYS,
+                         &root, e) < 0)
         return err_prefix(e, "request body: ");
     if (!cJSON_IsObject(root))
         return err_set(e, "request body: expected an ExtenderArgs object");
-    pod = member(root, "Pod");
+    pod = member(a, root, "Pod");
     if (!pod || cJSON_IsNull(pod))
         return err_set(e, "Pod: missing: the request names no pod");
     if (kube_pod_from_cjson(a, pod, "Pod", &x->pod, e) < 0)
         return -1;
-    nodes = member(root, "Nodes");
-    names = member(root, "NodeNames");
+    nodes = member(a, root, "Nodes");
+    names = member(a, root, "NodeNames");
     if (nodes && !cJSON_IsNull(nodes)) {
         x->has_nodes = true;
         if (decode_nodes(a, nodes, x, e) < 0)
@@ -626,7 +641,8 @@ struct ext_victims {
 static int decode_victims(struct arena *a, const cJSON *v, bool meta,
                           struct ext_victims *out, struct err *e)
 {
-    const cJSON *pods = member(v, "Pods"), *pdb = member(v, "NumPDBViolations");
+    const cJSON *pods = member(a, v, "Pods"),
+                *pdb = member(a, v, "NumPDBViolations");
     const cJSON *it;
     size_t i = 0;
 
@@ -652,7 +668,7 @@ static int decode_victims(struct arena *a, const cJSON *v, bool meta,
     cJSON_ArrayForEach(it, pods)
     {
         const cJSON *uid =
-            meta ? member(it, "UID")
+            meta ? member(a, it, "UID")
                  : cJSON_GetObjectItemCaseSensitive(
                        cJSON_GetObjectItemCaseSensitive(it, "metadata"), "uid");
 
@@ -665,11 +681,56 @@ static int decode_victims(struct arena *a, const cJSON *v, bool meta,
     return 0;
 }
 
+/*
+ * A node named twice in the victims maps root.key (every member naming
+ * that field), both times with an object: Go's decoder gives the map
+ * entry a fresh value each time (the last one wins), where the tree's
+ * duplicate resolution, made for struct fields, would merge the two.
+ * Refused rather than answered for another set of victims.
+ */
+static int victims_twice(struct arena *a, const cJSON *root, const char *key,
+                         struct err *e)
+{
+    const cJSON *m, *v;
+    const cJSON **slots;
+    size_t n = 0, cap = 1, i;
+    char q[160];
+
+    for (m = root->child; m; m = m->next) {
+        if (cJSON_IsObject(m) &&
+            json_key_names_field(m->string, strlen(m->string), key))
+            for (v = m->child; v; v = v->next)
+                n++;
+    }
+    while (cap < n * 2)
+        cap <<= 1;
+    slots = n ? arena_calloc(a, cap, sizeof(*slots)) : NULL;
+    if (n && !slots)
+        return err_set(e, "out of memory");
+    for (m = root->child; m; m = m->next) {
+        if (!cJSON_IsObject(m) ||
+            !json_key_names_field(m->string, strlen(m->string), key))
+            continue;
+        for (v = m->child; v; v = v->next) {
+            i = (size_t)kube_fnv_str(KUBE_FNV_OFFSET, v->string) & (cap - 1);
+            while (slots[i] && strcmp(slots[i]->string, v->string))
+                i = (i + 1) & (cap - 1);
+            if (slots[i] && cJSON_IsObject(slots[i]) && cJSON_IsObject(v))
+                return err_set(e,
+                               "%s: node %s named twice: the victims of "
+                               "which one?",
+                               key, err_quote(q, sizeof(q), v->string, 120));
+            slots[i] = v;
+        }
+    }
+    return 0;
+}
+
 static int decode_candidates(struct arena *a, const cJSON *root,
                              struct ext_victims **out, size_t *n, struct err *e)
 {
-    const cJSON *full = member(root, "NodeNameToVictims");
-    const cJSON *meta = member(root, "NodeNameToMetaVictims");
+    const cJSON *full = member(a, root, "NodeNameToVictims");
+    const cJSON *meta = member(a, root, "NodeNameToMetaVictims");
     const cJSON *map = meta && !cJSON_IsNull(meta) ? meta : full, *it;
     bool is_meta = map == meta;
     size_t i = 0;
@@ -732,6 +793,7 @@ char *ext_preempt(const struct eval_plans *plans, const struct cluster *cl,
     struct jsonw w;
     size_t n = 0, i, k;
 
+    /* Duplicate keys resolved below, once the victims maps are checked. */
     if (json_arena_parse(a, body, len, JSON_ARENA_NO_NUL, &root, e) < 0) {
         err_prefix(e, "request body: ");
         return NULL;
@@ -740,7 +802,11 @@ char *ext_preempt(const struct eval_plans *plans, const struct cluster *cl,
         err_set(e, "request body: expected an ExtenderPreemptionArgs object");
         return NULL;
     }
-    podj = member(root, "Pod");
+    if (victims_twice(a, root, "NodeNameToVictims", e) < 0 ||
+        victims_twice(a, root, "NodeNameToMetaVictims", e) < 0)
+        return NULL;
+    json_dups_resolve_tree(a, root);
+    podj = member(a, root, "Pod");
     if (!podj || cJSON_IsNull(podj)) {
         err_set(e, "Pod: missing: the request names no pod");
         return NULL;
@@ -799,13 +865,14 @@ int ext_decode_binding(struct arena *a, const char *body, size_t len,
     out[1] = &b->pod_namespace;
     out[2] = &b->pod_uid;
     out[3] = &b->node;
-    if (json_arena_parse(a, body, len, JSON_ARENA_NO_NUL, &root, e) < 0)
+    if (json_arena_parse(a, body, len, JSON_ARENA_NO_NUL | JSON_ARENA_GO_KEYS,
+                         &root, e) < 0)
         return err_prefix(e, "request body: ");
     if (!cJSON_IsObject(root))
         return err_set(e, "request body: expected an ExtenderBindingArgs "
                           "object");
     for (i = 0; i < 4; i++) {
-        const cJSON *v = member(root, keys[i]);
+        const cJSON *v = member(a, root, keys[i]);
 
         if (v && !cJSON_IsNull(v) && !cJSON_IsString(v))
             return err_set(e, "%s: expected a string", keys[i]);

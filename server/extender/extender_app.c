@@ -18,6 +18,7 @@
 #include "server/source/cluster_source.h"
 #include "server/extender/extender.h"
 #include "engine/feature_gates.h"
+#include "engine/plugin_call.h"
 #include "server/http/http.h"
 #include "server/common/log.h"
 
@@ -420,6 +421,38 @@ static int on_reload(struct server *s, void *arg)
     return 0;
 }
 
+/* ---- the pool's view of plugin calls (http_offload.h) ---------------- */
+
+static void *probe_begin(void)
+{
+    /* A plugin overflowing the stack of a pool thread is named too. */
+    plugin_call_thread_stack();
+    return plugin_call_self();
+}
+
+static void probe_end(void *rec)
+{
+    (void)rec;
+    plugin_call_thread_stack_free();
+}
+
+static unsigned long probe_seq(const void *rec)
+{
+    return plugin_call_seq(rec);
+}
+
+static int probe_describe(const void *rec, char *buf, size_t n)
+{
+    return plugin_call_describe(rec, buf, n);
+}
+
+static const struct srv_thread_probe plugin_probe = {
+    probe_begin,
+    probe_end,
+    probe_seq,
+    probe_describe,
+};
+
 static int register_all(struct server *s, struct extender_app *ctx,
                         struct err *e)
 {
@@ -457,6 +490,7 @@ static int register_all(struct server *s, struct extender_app *ctx,
     s->app = ctx;
     s->reload = on_reload;
     s->reload_arg = ctx;
+    s->probe = &plugin_probe;
     return 0;
 }
 

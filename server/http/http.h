@@ -55,6 +55,11 @@ struct srv_response {
     int replied;
     int owned; /* body is malloc'd and handed over (srv_reply_owned) */
     void *ev;  /* private */
+    /* Headers added, "name\0value\0" each (srv_response_header): kept
+     * here, not in evhttp's request, which a handler on the pool must not
+     * touch. */
+    size_t hdr_len;
+    char hdrs[192];
 };
 
 /*
@@ -128,11 +133,9 @@ void srv_reply_owned(struct srv_response *r, int status,
                      const char *content_type, char *body, size_t len);
 void srv_reply_text(struct srv_response *r, int status, const char *text);
 
-/* Add a response header (both copied). Returns 0 or -1. */
+/* Add a response header (both copied, 190 bytes in all at most). Returns
+ * 0 or -1. */
 int srv_response_header(struct srv_response *r, const char *name,
                         const char *value);
-
-/* A request header (case-insensitive name), or NULL. */
-const char *srv_request_header(const struct srv_request *req, const char *name);
 
 #endif

@@ -1,7 +1,9 @@
 /*
- * http_builtin_routes.c: the routes every server answers: /healthz,
- * /readyz (503 with the reason while not ready), /metrics (Prometheus
- * text) and /version.
+ * http_builtin_routes.c: the routes every server answers: /healthz (500
+ * with the reason once a call is stuck, see http_offload.h), /readyz (503
+ * with the reason while not ready), /metrics (Prometheus text) and
+ * /version. All SRV_INLINE: answered on the worker's own thread, never
+ * queued behind evaluations on the pool.
  */
 #include "server/http/http_builtin_routes.h"
 
@@ -14,10 +16,17 @@
 static void healthz(struct server *s, const struct srv_request *req,
                     struct srv_response *r, void *arg)
 {
-    (void)s;
-    (void)req;
+    char *msg;
+
     (void)arg;
-    srv_reply_text(r, 200, "ok\n");
+    if (!atomic_load(&s->unhealthy)) {
+        srv_reply_text(r, 200, "ok\n");
+        return;
+    }
+    pthread_mutex_lock(&s->lock);
+    msg = arena_sprintf(req->arena, "unhealthy: %s\n", s->unhealthy_reason);
+    pthread_mutex_unlock(&s->lock);
+    srv_reply_text(r, 500, msg ? msg : "unhealthy\n");
 }
 
 static void readyz(struct server *s, const struct srv_request *req,
@@ -77,10 +86,12 @@ static void version_route(struct server *s, const struct srv_request *req,
 
 int srv_register_builtin_routes(struct server *s, struct err *e)
 {
-    if (srv_register_route(s, "/healthz", SRV_GET, healthz, NULL, e) ||
-        srv_register_route(s, "/readyz", SRV_GET, readyz, NULL, e) ||
-        srv_register_route(s, "/metrics", SRV_GET, metrics_route, NULL, e) ||
-        srv_register_route(s, "/version", SRV_GET, version_route, NULL, e))
+    const unsigned get = SRV_GET | SRV_INLINE;
+
+    if (srv_register_route(s, "/healthz", get, healthz, NULL, e) ||
+        srv_register_route(s, "/readyz", get, readyz, NULL, e) ||
+        srv_register_route(s, "/metrics", get, metrics_route, NULL, e) ||
+        srv_register_route(s, "/version", get, version_route, NULL, e))
         return -1;
     return 0;
 }

@@ -14,12 +14,14 @@
  * input and output buffers count the bytes received and not yet answered
  * and the answers not yet written in the server's memory in flight; the
  * input callback also feeds the framing watch (http_framing_watch.h),
- * which turns a corrupt chunked body into a 400.
+ * which turns a corrupt chunked body or a header section RFC 9112 refuses
+ * into a 400.
  */
 #include "server/http/http_conns.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -36,6 +38,7 @@
 #include "server/common/log.h"
 #include "server/http/http_framing_watch.h"
 #include "server/http/http_server.h"
+#include "server/http/http_tls.h"
 
 struct srv_conn {
     struct srv_conn *older, *newer;
@@ -48,7 +51,15 @@ struct srv_conn {
     double throttled_at; /* ms; 0 while reading freely */
     struct srv_framing_watch fw;
     uint64_t consumed;   /* input bytes evhttp has taken */
-    int corrupt_pending; /* a corrupt chunked request waits its turn */
+    int corrupt_pending; /* a refused request waits its turn */
+    /* TLS: evhttp's callbacks and their argument, wrapped (on_tls_*). */
+    bufferevent_data_cb evhttp_read, evhttp_write;
+    bufferevent_event_cb evhttp_event;
+    void *evhttp_arg;
+    /* Receiving a request (http_conns.h: SRV_DEADLINE_TICK_MS). */
+    struct srv_conn *recv_older, *recv_newer;
+    double req_began; /* ms of its first byte; 0 when not receiving */
+    int headers_done; /* its header section has all arrived */
 };
 
 static double now_ms(void)
@@ -119,6 +130,120 @@ static void push_newest(struct srv_conns *c, struct srv_conn *k)
     else
         c->oldest = k;
     c->newest = k;
+}
+
+/* ---- requests being received: absolute deadlines ------------------- */
+
+static void recv_unlink(struct srv_conns *c, struct srv_conn *k)
+{
+    if (!k->req_began)
+        return;
+    if (k->recv_older)
+        k->recv_older->recv_newer = k->recv_newer;
+    else
+        c->recv_oldest = k->recv_newer;
+    if (k->recv_newer)
+        k->recv_newer->recv_older = k->recv_older;
+    else
+        c->recv_newest = k->recv_older;
+    k->recv_older = k->recv_newer = NULL;
+    k->req_began = 0;
+}
+
+static void recv_begin(struct srv_conns *c, struct srv_conn *k, double now)
+{
+    struct timeval tick = { 0, SRV_DEADLINE_TICK_MS * 1000 };
+
+    k->req_began = now;
+    k->headers_done = 0;
+    k->recv_older = c->recv_newest;
+    k->recv_newer = NULL;
+    if (c->recv_newest)
+        c->recv_newest->recv_newer = k;
+    else
+        c->recv_oldest = k;
+    c->recv_newest = k;
+    if (!evtimer_pending(c->deadline_ev, NULL))
+        evtimer_add(c->deadline_ev, &tick);
+}
+
+/*
+ * After the framing watch has followed new input of k: a request starts
+ * with its first byte, its headers are done once the watch is in its
+ * body, and it has all arrived once the watch waits for the next request
+ * line. A watch that has stopped following (SRV_FW_OFF) leaves the
+ * request receiving until its answer starts (on_conn_output).
+ */
+static void recv_track(struct srv_conns *c, struct srv_conn *k, double now)
+{
+    const struct srv_framing_watch *f = &k->fw;
+    int between = f->state == SRV_FW_REQUEST && f->line_len == 0;
+
+    if (!k->req_began && !between)
+        recv_begin(c, k, now);
+    if (!k->req_began)
+        return;
+    if (f->state != SRV_FW_REQUEST && f->state != SRV_FW_HEADERS &&
+        f->state != SRV_FW_OFF)
+        k->headers_done = 1;
+    if (between)
+        recv_unlink(c, k);
+}
+
+/* Has k's request (receiving since req_began) missed a deadline? */
+static const char *missed_deadline(const struct srv_conns *c,
+                                   const struct srv_conn *k, double now)
+{
+    if (!k->headers_done && now - k->req_began >= c->header_timeout_ms)
+        return "headers";
+    if (now - k->req_began >= c->body_timeout_ms)
+        return "body";
+    return NULL;
+}
+
+/*
+ * Every SRV_DEADLINE_TICK_MS while requests are being received: close the
+ * connections whose request missed --header-timeout or --body-timeout,
+ * however steadily its bytes trickle in (a slowloris is never silent
+ * long enough for --read-timeout). Oldest first: the walk ends at the
+ * first request younger than both deadlines. Nothing is answered (as Go);
+ * evhttp calls on_conn_close.
+ */
+static void on_deadline_tick(evutil_socket_t fd, short what, void *arg)
+{
+    struct timeval tick = { 0, SRV_DEADLINE_TICK_MS * 1000 };
+    struct srv_conns *c = arg;
+    double now = now_ms();
+    int first = c->header_timeout_ms < c->body_timeout_ms ? c->header_timeout_ms
+                                                          : c->body_timeout_ms;
+    struct srv_conn *k, *next;
+
+    (void)fd;
+    (void)what;
+    for (k = c->recv_oldest; k && now - k->req_began >= first; k = next) {
+        const char *phase = missed_deadline(c, k, now);
+
+        next = k->recv_newer;
+        if (!phase)
+            continue;
+        /* Without the watch: its request may be with the handler
+         * (evhttp stops reading then), or being answered. */
+        if ((!(bufferevent_get_enabled(k->bev) & EV_READ) &&
+             !k->throttled_at) ||
+            evbuffer_get_length(bufferevent_get_output(k->bev)) != 0) {
+            recv_unlink(c, k);
+            continue;
+        }
+        LOG_VS(2, "HTTP request too slow: connection closed",
+               LOG_S("missed", phase),
+               LOG_F("seconds", (now - k->req_began) / 1e3));
+        metrics_counter_add(*phase == 'h' ? c->srv->deadline_headers
+                                          : c->srv->deadline_body,
+                            1);
+        evhttp_connection_free(k->evcon);
+    }
+    if (c->recv_oldest)
+        evtimer_add(c->deadline_ev, &tick);
 }
 
 /* ---- memory in flight ----------------------------------------------- */
@@ -205,9 +330,10 @@ static void on_throttle_tick(evutil_socket_t fd, short what, void *arg)
 }
 
 /*
- * The framing watch found a chunk size or trailer line that evhttp will
- * reject, and answer 413 as if the body were too long. Fail the
- * connection as a read error instead, which evhttp answers with 400 and
+ * The framing watch refused the stream: a chunk size or trailer line that
+ * evhttp will reject, and answer 413 as if the body were too long, or a
+ * header section evhttp would take. Fail the connection as a read error,
+ * which evhttp answers with 400 and
  * closes: stop reading, take what is unread away before evhttp looks at
  * it (it parses right after the input callback, reading disabled or not;
  * the request fails anyway), and raise the error from the event loop.
@@ -237,7 +363,12 @@ static void refuse_corrupt_chunk(struct srv_conn *k)
     evbuffer_drain(in, evbuffer_get_length(in));
     bufferevent_trigger_event(k->bev, BEV_EVENT_READING,
                               BEV_TRIG_DEFER_CALLBACKS);
-    metrics_counter_add(k->owner->srv->chunk_refused, 1);
+    LOG_VS(2, "HTTP request refused (400)",
+           LOG_S("reason", srv_fw_why_text(k->fw.why)));
+    metrics_counter_add(k->fw.why == SRV_FW_BAD_CHUNK
+                            ? k->owner->srv->chunk_refused
+                            : k->owner->srv->header_refused,
+                        1);
 }
 
 static void on_conn_input(struct evbuffer *buf,
@@ -259,6 +390,7 @@ static void on_conn_input(struct evbuffer *buf,
     if (!k->throttled_at && !k->corrupt_pending && over_budget(s))
         throttle(k->owner, k);
     k->last_active = now_ms();
+    recv_track(k->owner, k, k->last_active);
     if (k->owner->newest != k) {
         unlink_conn(k->owner, k);
         push_newest(k->owner, k);
@@ -284,6 +416,9 @@ static void on_conn_output(struct evbuffer *buf,
         atomic_fetch_add(&s->mem_receiving, in);
         d += in;
         k->in_held = left;
+        /* Without the watch, an answer is the end of the request. */
+        if (k->fw.state == SRV_FW_OFF)
+            recv_unlink(k->owner, k);
     }
     atomic_fetch_add(&s->mem.used, d);
     /* An answer is out: the corrupt request may be evhttp's turn now. */
@@ -389,6 +524,7 @@ static void on_conn_close(struct evhttp_connection *evcon, void *arg)
     if (k->throttled_at)
         k->owner->n_throttled--;
     maybe_linger(k->owner, k);
+    recv_unlink(k->owner, k);
     evbuffer_remove_cb_entry(bufferevent_get_input(k->bev), k->input_cb);
     evbuffer_remove_cb_entry(bufferevent_get_output(k->bev), k->output_cb);
     unlink_conn(k->owner, k);
@@ -414,11 +550,46 @@ static void log_pause(struct server *s, const char *why)
              why, atomic_load(&s->conns_open), s->max_conns, n);
 }
 
+/* Close k to make room: evhttp sees the end of the stream on its next
+ * read and frees the connection, which closes the descriptor. */
+static void shed(struct srv_conns *c, struct srv_conn *k)
+{
+    shutdown(bufferevent_getfd(k->bev), SHUT_RDWR);
+    /* Not a candidate again while evhttp gets round to it. */
+    k->last_active = now_ms();
+    unlink_conn(c, k);
+    push_newest(c, k);
+    recv_unlink(c, k);
+    metrics_counter_add(c->srv->conns_shed, 1);
+}
+
+/*
+ * The oldest request whose headers have been arriving for more than
+ * SRV_SHED_SLOW_HEADERS_MS: a client trickling them (slowloris) is never
+ * silent, but a real client sends its headers at once.
+ */
+static int shed_slow(struct srv_conns *c)
+{
+    double limit = now_ms() - SRV_SHED_SLOW_HEADERS_MS;
+    struct srv_conn *k;
+    int looked = 0;
+
+    for (k = c->recv_oldest; k && looked < 8; k = k->recv_newer, looked++) {
+        if (k->req_began > limit)
+            return 0;
+        if (!k->headers_done && !k->throttled_at) {
+            shed(c, k);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /*
  * Close this worker's connection silent for longest, if it has been silent
- * for SRV_SHED_MIN_IDLE_MS and has no answer waiting to be written.
- * Returns 1 when one was closed. evhttp sees the end of the stream on its
- * next read and frees the connection, which closes the descriptor.
+ * for SRV_SHED_MIN_IDLE_MS and has no answer waiting to be written, or
+ * else one trickling its headers (shed_slow). Returns 1 when one was
+ * closed.
  */
 static int shed_idle(struct srv_conns *c)
 {
@@ -428,21 +599,16 @@ static int shed_idle(struct srv_conns *c)
 
     for (k = c->oldest; k && looked < 8; k = k->newer, looked++) {
         if (k->last_active > limit)
-            return 0;
+            break;
         /* An answer being written, or being computed (evhttp stops
          * reading while its request is with the handler). */
         if (evbuffer_get_length(bufferevent_get_output(k->bev)) != 0 ||
             !(bufferevent_get_enabled(k->bev) & EV_READ))
             continue;
-        shutdown(bufferevent_getfd(k->bev), SHUT_RDWR);
-        /* Not a candidate again while evhttp gets round to it. */
-        k->last_active = now_ms();
-        unlink_conn(c, k);
-        push_newest(c, k);
-        metrics_counter_add(c->srv->conns_shed, 1);
+        shed(c, k);
         return 1;
     }
-    return 0;
+    return shed_slow(c);
 }
 
 /* Stop accepting for ms milliseconds. */
@@ -477,6 +643,40 @@ static void on_resume(evutil_socket_t fd, short what, void *arg)
 
 /* ---- accepting ---------------------------------------------------- */
 
+/*
+ * A TLS connection's event, before evhttp's: a plaintext HTTP request
+ * where the handshake should be gets a plaintext 400 (srv_tls_answer_
+ * plaintext) rather than a bare close. evhttp sets its callbacks again for
+ * the next request, which ends the wrapping once the handshake is over.
+ */
+static void on_tls_event(struct bufferevent *bev, short what, void *arg)
+{
+    struct srv_conn *k = arg;
+
+    if (what & BEV_EVENT_ERROR)
+        srv_tls_answer_plaintext(bev);
+    /* May free k. */
+    k->evhttp_event(bev, what, k->evhttp_arg);
+}
+
+/* The bufferevent has one argument for its callbacks: evhttp's read and
+ * write callbacks are wrapped too, to get theirs back. */
+static void on_tls_read(struct bufferevent *bev, void *arg)
+{
+    struct srv_conn *k = arg;
+
+    if (k->evhttp_read)
+        k->evhttp_read(bev, k->evhttp_arg);
+}
+
+static void on_tls_write(struct bufferevent *bev, void *arg)
+{
+    struct srv_conn *k = arg;
+
+    if (k->evhttp_write)
+        k->evhttp_write(bev, k->evhttp_arg);
+}
+
 static void on_adopt(evutil_socket_t fd, short what, void *arg)
 {
     struct srv_conns *c = arg;
@@ -506,6 +706,13 @@ static void on_adopt(evutil_socket_t fd, short what, void *arg)
                 evbuffer_add_cb(bufferevent_get_output(bev), on_conn_output, k);
         }
         if (k && k->input_cb && k->output_cb) {
+            if (c->srv->ssl_ctx) {
+                bufferevent_getcb(bev, &k->evhttp_read, &k->evhttp_write,
+                                  &k->evhttp_event, &k->evhttp_arg);
+                if (k->evhttp_event)
+                    bufferevent_setcb(bev, on_tls_read, on_tls_write,
+                                      on_tls_event, k);
+            }
             /* What arrived before adoption. evhttp may have taken some
              * already: the framing watch cannot follow from the middle. */
             k->in_held = evbuffer_get_length(bufferevent_get_input(bev));
@@ -584,8 +791,14 @@ int srv_conns_init(struct srv_conns *c, struct server *s,
     memset(c, 0, sizeof(*c));
     c->busy = busy;
     c->read_timeout_ms = read_timeout_s * 1000;
+    /* 0 (a server built without opts_defaults): no deadline. */
+    c->header_timeout_ms =
+        s->opts.header_timeout > 0 ? s->opts.header_timeout * 1000 : INT_MAX;
+    c->body_timeout_ms =
+        s->opts.body_timeout > 0 ? s->opts.body_timeout * 1000 : INT_MAX;
     c->throttle_ev = evtimer_new(base, on_throttle_tick, c);
-    if (!c->throttle_ev)
+    c->deadline_ev = evtimer_new(base, on_deadline_tick, c);
+    if (!c->throttle_ev || !c->deadline_ev)
         return -1;
     c->srv = s;
     c->base = base;
@@ -610,9 +823,11 @@ void srv_conns_free(struct srv_conns *c)
         event_free(c->resume_ev);
     if (c->throttle_ev)
         event_free(c->throttle_ev);
+    if (c->deadline_ev)
+        event_free(c->deadline_ev);
     if (c->adopt_ev)
         event_free(c->adopt_ev);
     free(c->fresh);
-    c->resume_ev = c->adopt_ev = c->throttle_ev = NULL;
+    c->resume_ev = c->adopt_ev = c->throttle_ev = c->deadline_ev = NULL;
     c->fresh = NULL;
 }

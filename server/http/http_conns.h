@@ -57,6 +57,15 @@ struct srv_linger;
 #define SRV_LINGER_MAX   64
 /* How often throttled connections are looked at (memory in flight). */
 #define SRV_THROTTLE_TICK_MS 20
+/*
+ * Requests being received, oldest first, are looked at this often against
+ * --header-timeout and --body-timeout (absolute deadlines from a request's
+ * first byte). At the connection cap, one whose headers have been
+ * arriving for SRV_SHED_SLOW_HEADERS_MS (a client sends them in one go)
+ * may be closed to make room, as a silent one is.
+ */
+#define SRV_DEADLINE_TICK_MS     250
+#define SRV_SHED_SLOW_HEADERS_MS 1000
 
 struct srv_conns {
     struct server *srv;
@@ -67,6 +76,10 @@ struct srv_conns {
     struct bufferevent **fresh;      /* accepted, not yet adopted */
     size_t n_fresh, cap_fresh;
     struct srv_conn *oldest, *newest; /* by last activity */
+    /* Connections receiving a request, by the request's first byte. */
+    struct srv_conn *recv_oldest, *recv_newest;
+    struct event *deadline_ev; /* SRV_DEADLINE_TICK_MS while any */
+    int header_timeout_ms, body_timeout_ms;
     int paused;
     struct event *throttle_ev; /* resumes reading when memory frees */
     int n_throttled;

@@ -65,13 +65,14 @@ void srv_reply_text(struct srv_response *r, int status, const char *text)
 int srv_response_header(struct srv_response *r, const char *name,
                         const char *value)
 {
-    return evhttp_add_header(evhttp_request_get_output_headers(r->ev), name,
-                             value);
-}
+    size_t n = strlen(name) + 1, v = strlen(value) + 1;
 
-const char *srv_request_header(const struct srv_request *req, const char *name)
-{
-    return evhttp_find_header(evhttp_request_get_input_headers(req->ev), name);
+    if (n + v > sizeof(r->hdrs) - r->hdr_len)
+        return -1;
+    memcpy(r->hdrs + r->hdr_len, name, n);
+    memcpy(r->hdrs + r->hdr_len + n, value, v);
+    r->hdr_len += n + v;
+    return 0;
 }
 
 /* Send r on req once; returns the body length sent. */
@@ -82,8 +83,15 @@ size_t srv_send_response(struct srv_worker *w, struct evhttp_request *req,
     struct evbuffer *b = evbuffer_new();
     struct evhttp_connection *evcon;
     enum evhttp_cmd_type cmd;
-    size_t len = r->len;
+    size_t len = r->len, at;
 
+    for (at = 0; at < r->hdr_len;) {
+        const char *name = r->hdrs + at;
+        const char *value = name + strlen(name) + 1;
+
+        evhttp_add_header(h, name, value);
+        at = (size_t)(value - r->hdrs) + strlen(value) + 1;
+    }
     if (r->content_type)
         evhttp_add_header(h, "Content-Type", r->content_type);
     if (atomic_load(&w->srv->stopping))

@@ -142,6 +142,31 @@ static void job_run(struct srv_job *j)
     call_handle((struct srv_call *)j);
 }
 
+/*
+ * On the worker's thread: the job is past --eval-timeout. Answer 503 with
+ * a response of its own (the handler, maybe still running, owns c->r and
+ * the arena), count it and log it; the job is freed by whoever is last.
+ */
+static void job_late(struct srv_job *j)
+{
+    struct srv_call *c = (struct srv_call *)j;
+    struct server *s = c->w->srv;
+    struct srv_response r;
+    double dt = kube_now() - c->t0;
+    size_t sent;
+
+    memset(&r, 0, sizeof(r));
+    r.ev = c->req;
+    srv_response_header(&r, "Retry-After", "1");
+    srv_reply_text(&r, 503,
+                   "503 evaluation deadline exceeded (--eval-timeout)\n");
+    c->w->busy--; /* srv_send_response counts it again until written */
+    sent = srv_send_response(c->w, c->req, &r);
+    metrics_counter_add(srv_route_counter(s, c->rt, 503), 1);
+    metrics_histogram_observe(srv_route_histogram(s, c->rt, 2), dt);
+    log_request(&c->q, 503, sent, dt);
+}
+
 static void job_finish(struct srv_job *j)
 {
     struct srv_call *c = (struct srv_call *)j;
@@ -161,8 +186,10 @@ static void job_drop(struct srv_job *j)
 }
 
 /*
- * A big body: hand the call to the pool and return to the event loop.
- * Returns 0 when queued; -1 (no pool, no memory) and the caller runs it.
+ * Hand the call to the pool and return to the event loop. Returns 0 when
+ * queued; -1 (no pool, no memory) and the caller runs it. The handler
+ * gets its own copy of the path: a late call's request is answered, and
+ * freed by evhttp, while its handler may still run.
  */
 static int call_offload(struct srv_call *c)
 {
@@ -172,9 +199,17 @@ static int call_offload(struct srv_call *c)
         return -1;
     *h = *c;
     h->q.arena = &h->a;
+    h->q.ev = NULL;
+    h->q.path = arena_strdup(&h->a, c->q.path);
+    if (!h->q.path) {
+        free(h);
+        return -1;
+    }
     h->job.w = c->w;
+    h->job.big = c->q.body_len > SRV_OFFLOAD_BODY;
     h->job.run = job_run;
     h->job.finish = job_finish;
+    h->job.late = job_late;
     h->job.drop = job_drop;
     if (srv_offload_submit(c->w->srv, &h->job) != 0) {
         free(h);
@@ -227,7 +262,8 @@ void srv_route_request(struct evhttp_request *req, void *arg)
                               sizeof(c.msg));
         else
             srv_reply_text(&c.r, 500, "out of memory\n");
-    } else if (c.q.body_len > SRV_OFFLOAD_BODY && call_offload(&c) == 0) {
+    } else if (!(c.rt->methods & SRV_INLINE) && call_offload(&c) == 0) {
+        /* Evaluation never runs on the event loop's thread. */
         return;
     } else {
         call_handle(&c);

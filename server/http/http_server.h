@@ -37,6 +37,25 @@ typedef int srv_reload_fn(struct server *s, void *arg);
 /* Methods a route accepts (GET routes also answer HEAD). */
 #define SRV_GET  0x1u
 #define SRV_POST 0x2u
+/* With the methods: answer on the worker's own thread, never on the
+ * evaluation pool (probes, /metrics: cheap, and answered even while every
+ * pool thread is stuck). Other routes always run on the pool, under
+ * --eval-timeout. */
+#define SRV_INLINE 0x4u
+
+/*
+ * What the pool's watchdog may ask the application about a pool thread
+ * (http_offload.c): thread_begin runs on each pool thread as it starts and
+ * returns its record; seq(rec) is odd while the thread is inside a call
+ * that can hang (a plugin call) and changes with every call; describe
+ * names that call. All may be NULL (no naming, no --plugin-timeout).
+ */
+struct srv_thread_probe {
+    void *(*thread_begin)(void);
+    void (*thread_end)(void *rec);
+    unsigned long (*seq)(const void *rec);
+    int (*describe)(const void *rec, char *buf, size_t n);
+};
 
 struct srv_route {
     const char *path; /* exact match, owned by server.arena */
@@ -55,8 +74,13 @@ struct server {
 
     /* Readiness: /readyz answers 200 only when ready is nonzero. */
     atomic_int ready;
-    pthread_mutex_t lock; /* guards not_ready_reason */
+    pthread_mutex_t lock; /* guards not_ready_reason, unhealthy_reason */
     char not_ready_reason[256];
+    /* Liveness: /healthz answers 500 with the reason once set (a call
+     * stuck past --plugin-timeout, stuck threads past the bound). */
+    atomic_int unhealthy;
+    char unhealthy_reason[512];
+    const struct srv_thread_probe *probe; /* set before srv_start */
 
     /* SIGHUP calls reload(s, reload_arg); the default logs the request. */
     srv_reload_fn *reload;
@@ -86,7 +110,11 @@ struct server {
     struct metrics_counter *accept_paused_cap;
     struct metrics_counter *accept_paused_error;
     struct metrics_counter *conns_shed;
-    struct metrics_counter *chunk_refused; /* corrupt chunked bodies: 400 */
+    struct metrics_counter *chunk_refused;    /* corrupt chunked bodies: 400 */
+    struct metrics_counter *header_refused;   /* bad header sections: 400 */
+    struct metrics_counter *deadline_headers; /* --header-timeout missed */
+    struct metrics_counter *deadline_body;    /* --body-timeout missed */
+    struct metrics_counter *eval_late;        /* --eval-timeout missed */
     /* Memory of requests in flight: bytes received and not yet answered,
      * request arenas and answers being built or written, against
      * --max-inflight-bytes (server/http/http_body.c, server/http/http_conns.c).

@@ -71,6 +71,30 @@ static int conn_metrics(struct server *s)
         "Requests whose chunked body had a malformed chunk size or trailer "
         "line, answered 400 (Bad Request) and closed.",
         "");
+    s->header_refused = metrics_counter(
+        s->metrics, "kpe_http_bad_headers_total",
+        "Requests whose header section RFC 9112 refuses and evhttp would "
+        "take (whitespace before a colon, control characters, no or two "
+        "Host, a Transfer-Encoding other than chunked, obs-fold...), "
+        "answered 400 (Bad Request) and closed.",
+        "");
+    s->deadline_headers = metrics_counter(
+        s->metrics, "kpe_http_request_deadline_total",
+        "Connections closed because their request had not all arrived in "
+        "time, by what was still missing: headers (--header-timeout) or "
+        "body (--body-timeout).",
+        "missed=\"headers\"");
+    s->deadline_body = metrics_counter(
+        s->metrics, "kpe_http_request_deadline_total",
+        "Connections closed because their request had not all arrived in "
+        "time, by what was still missing: headers (--header-timeout) or "
+        "body (--body-timeout).",
+        "missed=\"body\"");
+    s->eval_late = metrics_counter(
+        s->metrics, "kpe_http_eval_deadline_total",
+        "Requests answered 503 because their evaluation had not finished "
+        "--eval-timeout after they were received.",
+        "");
     s->mem_refused_request = metrics_counter(
         s->metrics, "kpe_http_memory_refusals_total",
         "Requests refused for memory: one needing more than 8 x its body + "
@@ -84,7 +108,8 @@ static int conn_metrics(struct server *s)
         "--max-inflight-bytes (503).",
         "reason=\"inflight\"");
     if (!s->accept_paused_cap || !s->accept_paused_error || !s->conns_shed ||
-        !s->chunk_refused || !s->mem_refused_request ||
+        !s->chunk_refused || !s->header_refused || !s->deadline_headers ||
+        !s->deadline_body || !s->eval_late || !s->mem_refused_request ||
         !s->mem_refused_inflight ||
         !metrics_gauge_fn(s->metrics, "kpe_http_inflight_bytes",
                           "Memory held by requests in flight.", "",

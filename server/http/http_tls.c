@@ -9,6 +9,7 @@
 #include <event2/bufferevent_ssl.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <sys/socket.h>
 
 #include "server/http/http_conns.h"
 #include "server/http/http_worker.h"
@@ -38,6 +39,38 @@ struct bufferevent *srv_make_bev(struct event_base *base, void *arg)
     if (bev)
         srv_conns_accepted(&w->conns, bev);
     return bev;
+}
+
+int srv_tls_answer_plaintext(struct bufferevent *bev)
+{
+    static const char answer[] =
+        "HTTP/1.0 400 Bad Request\r\nContent-Type: text/plain; "
+        "charset=utf-8\r\nConnection: close\r\n\r\nClient sent an HTTP "
+        "request to an HTTPS server.\n";
+    unsigned long code;
+    int plain = 0;
+    evutil_socket_t fd;
+    char buf[4096];
+    size_t drained = 0;
+    ssize_t got;
+
+    while ((code = bufferevent_get_openssl_error(bev)) != 0) {
+        int why = ERR_GET_REASON(code);
+
+        plain |= why == SSL_R_HTTP_REQUEST || why == SSL_R_HTTPS_PROXY_REQUEST;
+    }
+    if (!plain)
+        return 0;
+    fd = bufferevent_getfd(bev);
+    if (send(fd, answer, sizeof(answer) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+        return 0;
+    /* The rest of the request, read now, does not turn the close that
+     * follows into a reset that could destroy the answer. */
+    while (drained < (64 << 10) &&
+           (got = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+        drained += (size_t)got;
+    shutdown(fd, SHUT_WR);
+    return 1;
 }
 
 static int ssl_error(struct err *e, const char *what, const char *path)

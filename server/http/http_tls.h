@@ -19,4 +19,13 @@ int srv_tls_setup(struct server *s, struct err *e);
  * TLS bufferevent per accepted connection, counted by the worker. */
 struct bufferevent *srv_make_bev(struct event_base *base, void *arg);
 
+/*
+ * A TLS connection failed: if OpenSSL saw a plaintext HTTP request where
+ * the handshake should be (SSL_R_HTTP_REQUEST, SSL_R_HTTPS_PROXY_REQUEST),
+ * answer it in plaintext "400 Client sent an HTTP request to an HTTPS
+ * server." (as Go's net/http) on the socket, before the connection
+ * closes. Returns 1 when it answered.
+ */
+int srv_tls_answer_plaintext(struct bufferevent *bev);
+
 #endif

@@ -326,6 +326,20 @@ cp "$PL/rdma_filter.so" "$T_TMP/open/rdma_filter.so"
 refused "a plugin in a world-writable folder" \
     "kube-policy-extender: --plugin $T_TMP/open/rdma_filter.so: refused: its folder $T_TMP/open is group- or world-writable (mode 0777); chmod go-w it" \
     --plugin "$T_TMP/open/rdma_filter.so"
+# Every folder up to the root (sshd's safe_path): a world-writable
+# ancestor lets another user swap the plugin's folder; sticky ones (/tmp)
+# do not.
+mkdir -m 0777 "$T_TMP/anc" && chmod 0777 "$T_TMP/anc"
+mkdir -m 0755 "$T_TMP/anc/sub"
+cp "$PL/rdma_filter.so" "$T_TMP/anc/sub/rdma_filter.so"
+refused "a plugin under a world-writable ancestor folder" \
+    "kube-policy-extender: --plugin $T_TMP/anc/sub/rdma_filter.so: refused: the ancestor folder $T_TMP/anc is group- or world-writable (mode 0777) and not sticky; chmod go-w it" \
+    --plugin "$T_TMP/anc/sub/rdma_filter.so"
+mkdir -m 1777 "$T_TMP/sticky" && chmod 1777 "$T_TMP/sticky"
+mkdir -m 0755 "$T_TMP/sticky/sub"
+cp "$PL/rdma_filter.so" "$T_TMP/sticky/sub/rdma_filter.so"
+run "a plugin under a sticky world-writable ancestor loads" 0 "$KPE_BIN" \
+    list --plugin "$T_TMP/sticky/sub/rdma_filter.so"
 run "--plugin without a value" 2 "$KPE_BIN" list --plugin
 contains "--plugin without a value: the message" err \
     "kube-policy-extender: --plugin: missing value (FILE.so)"
@@ -336,4 +350,51 @@ run "serve with a refused plugin does not start" 1 "$KPE_BIN" serve \
 if grep -q "serving policy" "$T_TMP/err"; then
     not_ok "nothing is served after a refusal" "$(cat "$T_TMP/err")"; else
     ok "nothing is served after a refusal"; fi
+# ---- faults name themselves (issue 26) ----
+bad crash -DPRED=Crashy -DCRASH
+bad hang -DPRED=Hangs -DHANG
+for n in Crashy Hangs; do
+    printf '{"kind": "Policy", "apiVersion": "v1", "predicates": [{"name": "%s"}]}\n' \
+        "$n" >"$T_TMP/$n.json"
+done
+# A crash in a plugin: one line naming it, then death by the same signal.
+run "a plugin that crashes kills explain with SIGSEGV" 139 "$KPE_BIN" \
+    explain --plugin "$PL/crash.so" --policy "$T_TMP/Crashy.json" \
+    --cluster "$D/cluster.json" --pod "$D/pods/web.json"
+contains "the crash names the plugin, the verb, the pod and the node" err \
+    'fatal SIGSEGV in plugin "Crashy" (filter) for pod default/web-'
+if [ "$(grep -c 'fatal SIGSEGV' "$T_TMP/err")" -eq 1 ] &&
+    grep 'fatal SIGSEGV' "$T_TMP/err" | grep -q ' on node '; then
+    ok "one crash line, with the node"
+else
+    not_ok "one crash line, with the node" "$(cat "$T_TMP/err")"
+fi
+# A plugin stuck in its filter: the request gets 503 at --eval-timeout,
+# the probes still answer, the call is named in the log, and /healthz
+# fails past --plugin-timeout (the kubelet then restarts the pod).
+start_serve "$T_TMP/hang.log" --plugin "$PL/hang.so" \
+    --policy "$T_TMP/Hangs.json" --cluster "$D/cluster.json" \
+    --eval-timeout 1 --plugin-timeout 2 --workers 1
+run "a stuck filter is answered 503 at --eval-timeout" 22 curl -sf \
+    -m 10 -X POST "$url/filter" -d @"$T_TMP/names-web.json"
+run "/metrics answers beside the stuck evaluation" 0 curl -sf -m 2 \
+    "$url/metrics"
+contains "the deadline is counted" out "kpe_http_eval_deadline_total 1"
+if grep -q 'evaluation past --eval-timeout (1 s): answered 503, still in plugin "Hangs" (filter) for pod default/web-' "$T_TMP/hang.log"; then
+    ok "the late evaluation names the plugin call"
+else
+    not_ok "the late evaluation names the plugin call" "$(tail -n 5 "$T_TMP/hang.log")"
+fi
+sleep 2.5
+run "/healthz fails past --plugin-timeout" 22 curl -sf -m 2 "$url/healthz"
+run "/healthz says why" 0 curl -s -m 2 "$url/healthz"
+contains "/healthz names the stuck call" out \
+    'unhealthy: plugin "Hangs" (filter) for pod default/web-'
+if grep -q 'past --plugin-timeout 2 s); /healthz fails from now on' "$T_TMP/hang.log"; then
+    ok "the stuck plugin call is logged"
+else
+    not_ok "the stuck plugin call is logged" "$(tail -n 5 "$T_TMP/hang.log")"
+fi
+kill -9 "$srv"
+
 finish

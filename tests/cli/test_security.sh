@@ -81,8 +81,14 @@ refused "client without a certificate is refused" --cacert "$C/ca.crt" "$H/healt
 refused "client with a certificate from another CA is refused" \
     --cacert "$C/ca.crt" --cert "$C/stranger.crt" --key "$C/stranger.key" \
     "$H/healthz"
-run "plain HTTP to the TLS port gets no answer" 52 \
-    curl -s "http://127.0.0.1:$port/healthz"
+run "plain HTTP to the TLS port gets 400, as Go answers" 0 \
+    curl -s -o "$T_TMP/plain" -w "%{http_code}" "http://127.0.0.1:$port/healthz"
+contains "the status is 400" out "400"
+if grep -qx "Client sent an HTTP request to an HTTPS server." "$T_TMP/plain"; then
+    ok "the answer says why"
+else
+    not_ok "the answer says why" "$(cat "$T_TMP/plain")"
+fi
 
 # s_client NAME WANT(ok|refused) OPENSSL-ARGS...: one handshake. "refused" needs the server's alert, so a client that
 # could not even offer the protocol does not pass for a refusal.
@@ -278,7 +284,7 @@ contains "is answered 400" out "400"
 python3 - "$port" >"$T_TMP/out" <<'PY'
 import socket, sys, time
 for name, data in (("partial headers", b"POST /filter HTTP/1.1\r\nHost: x\r\n"),
-                   ("partial body", b"POST /filter HTTP/1.1\r\nContent-Length: 50\r\n\r\n{")):
+                   ("partial body", b"POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n{")):
     s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
     t = time.time()
     s.sendall(data)

@@ -216,7 +216,7 @@ drive() {
     python3 - "$port" "$T_TMP/huge-reply.json" <<'PY'
 import socket, sys, time
 port = int(sys.argv[1]); body = open(sys.argv[2], "rb").read()
-for part in (b"POST /filter HTTP/1.1\r\nHo", b"POST /filter HTTP/1.1\r\nContent-Length: 99\r\n\r\n{"):
+for part in (b"POST /filter HTTP/1.1\r\nHo", b"POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: 99\r\n\r\n{"):
     s = socket.create_connection(("127.0.0.1", port)); s.sendall(part); s.close()
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)

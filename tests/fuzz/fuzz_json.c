@@ -17,6 +17,7 @@
 
 #include "kube/base/arena.h"
 #include "kube/base/err.h"
+#include "kube/base/json_dups.h"
 #include "kube/base/json_parse.h"
 #include "kube/base/json_scan.h"
 
@@ -154,7 +155,8 @@ static int on_element(void *arg, size_t i, struct json_span el)
     return w->s->budget <= 0;
 }
 
-/* A member json_scan_member may return for key: same key up to case. */
+/* A member json_scan_member may return for key: one Go's decoder would
+ * put into a field named key (kube/base/json_dups.h). */
 static bool member_is_candidate(const cJSON *obj, const char *key,
                                 struct scan_ctx *s, struct json_span sp)
 {
@@ -165,7 +167,7 @@ static bool member_is_candidate(const cJSON *obj, const char *key,
         cJSON *t = NULL;
         bool same;
 
-        if (strcasecmp(c->string, key) != 0)
+        if (!json_key_names_field(c->string, strlen(c->string), key))
             continue;
         arena_init(&a, 0);
         if (json_arena_parse(&a, s->buf + sp.start, sp.end - sp.start, 0, &t,
@@ -199,7 +201,7 @@ static void check_span(struct scan_ctx *s, struct json_span sp,
             struct json_span v;
 
             if (!json_scan_member(s->buf, s->len, sp, c->string, &v))
-                continue; /* escaped keys are compared raw */
+                continue; /* a key too long to decode for comparing */
             if (v.start > v.end || v.end > s->len)
                 fail("json_scan_member span out of bounds");
             if (!member_is_candidate(node, c->string, s, v))

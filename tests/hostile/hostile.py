@@ -27,6 +27,12 @@ Attacks:
              full size 30 MB of names and 16 MB of full nodes with the
              defaults, and 30 MB of each with --max-body-bytes 32Mi
              --max-inflight-bytes 256Mi (--quick: 4 MB of names)
+  smuggle    header sections RFC 9112 refuses and libevent takes (issue
+             29): each must get one 400 and a close, the request smuggled
+             behind it never answered
+  slowloris  40 connections each sending a header byte every 200 ms at
+             --max-connections 20 (issue 29): valid filters and /metrics
+             answered and their latency, for 4 s (--quick) or 20 s
 """
 import argparse
 import http.client
@@ -423,8 +429,133 @@ def attack_bigbody(a, tmp):
               max(lat) < 2.0, f"max {max(lat):.2f} s")
 
 
+def raw_exchange(port, data, wait=2.0):
+    """Send data on a fresh connection; what came back until the close or
+    `wait` s of silence, and whether the server closed."""
+    k = socket.create_connection((HOST, port), timeout=wait)
+    k.sendall(data)
+    out, closed = b"", False
+    try:
+        while True:
+            b = k.recv(65536)
+            if not b:
+                closed = True
+                break
+            out += b
+    except socket.timeout:
+        pass
+    except OSError:
+        closed = True
+    k.close()
+    return out, closed
+
+
+SMUGGLED = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+SMUGGLE_CASES = [
+    ("space before the colon of Content-Length",
+     b"POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length : %d\r\n\r\n"
+     % len(SMUGGLED) + SMUGGLED),
+    ("space before the colon of Transfer-Encoding",
+     b"POST /filter HTTP/1.1\r\nHost: x\r\nTransfer-Encoding : chunked\r\n"
+     b"Content-Length: 2\r\n\r\n{}" + SMUGGLED),
+    ("no Host", b"GET /healthz HTTP/1.1\r\n\r\n" + SMUGGLED),
+    ("two Host", b"GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"
+     + SMUGGLED),
+    ("NUL in a value", b"GET /healthz HTTP/1.1\r\nHost: x\r\nX: a\0b\r\n\r\n"
+     + SMUGGLED),
+    ("empty field name", b"GET /healthz HTTP/1.1\r\nHost: x\r\n: v\r\n\r\n"
+     + SMUGGLED),
+    ("chunk size 0x1a3", b"POST /filter HTTP/1.1\r\nHost: x\r\n"
+     b"Transfer-Encoding: chunked\r\n\r\n0x2\r\n{}\r\n0\r\n\r\n" + SMUGGLED),
+    ("Transfer-Encoding: identity, chunked", b"POST /filter HTTP/1.1\r\n"
+     b"Host: x\r\nTransfer-Encoding: identity, chunked\r\n\r\n"
+     b"2\r\n{}\r\n0\r\n\r\n" + SMUGGLED),
+]
+
+
+def attack_smuggle(a, tmp):
+    s = Server(a.bin, log=f"{tmp}/smuggle.log")
+    try:
+        for name, data in SMUGGLE_CASES:
+            out, closed = raw_exchange(s.port, data)
+            answers = out.count(b"HTTP/1.")
+            check(f"smuggle: {name}: one 400 and a close",
+                  out.startswith(b"HTTP/1.1 400") and answers == 1 and closed,
+                  f"closed {closed}, got {out[:200]!r}")
+        st, _ = post(s.port, "/filter", small_filter(), timeout=10)
+        check("smuggle: a valid filter is still answered", st == 200, st)
+        figure(f"smuggle: {len(SMUGGLE_CASES)} cases, "
+               f"{s.metric('kpe_http_bad_headers_total')} counted in "
+               f"kpe_http_bad_headers_total")
+    finally:
+        s.stop()
+
+
+def attack_slowloris(a, tmp):
+    secs = 4.0 if a.quick else 20.0
+    n_slow = 40
+    s = Server(a.bin, ["--max-connections", "20"], log=f"{tmp}/slowloris.log")
+    stop = threading.Event()
+    reconnects = [0]
+
+    def slow():
+        socks = [None] * n_slow
+        while not stop.is_set():
+            for i in range(n_slow):
+                try:
+                    if socks[i] is None:
+                        socks[i] = socket.create_connection((HOST, s.port),
+                                                            timeout=1)
+                        socks[i].sendall(b"GET /healthz HTTP/1.1\r\nX-A: ")
+                        reconnects[0] += 1
+                    socks[i].sendall(b"a")
+                except OSError:
+                    if socks[i] is not None:
+                        socks[i].close()
+                    socks[i] = None
+            stop.wait(0.2)
+        for k in socks:
+            if k is not None:
+                k.close()
+
+    t = threading.Thread(target=slow)
+    t.start()
+    lat, metrics_ok, n = [], 0, 0
+    try:
+        time.sleep(1.5)
+        t0 = time.time()
+        while time.time() - t0 < secs:
+            n += 1
+            t1 = time.time()
+            try:
+                st, _ = post(s.port, "/filter", small_filter(), timeout=5)
+            except OSError:
+                st = 0
+            if st == 200:
+                lat.append(time.time() - t1)
+            try:
+                metrics_ok += get(s.port, "/metrics", timeout=5)[0] == 200
+            except OSError:
+                pass
+        shed = s.metric("kpe_http_connections_shed_total")
+        figure(f"slowloris: {n_slow} connections trickling headers at "
+               f"--max-connections 20, {secs:.0f} s: {len(lat)}/{n} filters "
+               f"answered (p50 {1000 * percentile(lat, 0.5):.0f} ms, max "
+               f"{1000 * max(lat or [0]):.0f} ms), /metrics {metrics_ok}/{n}, "
+               f"{reconnects[0]} slow connections opened, shed {shed}")
+        check("slowloris: every valid filter answered", len(lat) == n and n,
+              f"{len(lat)}/{n}")
+        check("slowloris: /metrics reachable", metrics_ok == n,
+              f"{metrics_ok}/{n}")
+    finally:
+        stop.set()
+        t.join()
+        s.stop()
+
+
 ATTACKS = {"fd": attack_fd, "memory": attack_memory,
-           "pipeline": attack_pipeline, "bigbody": attack_bigbody}
+           "pipeline": attack_pipeline, "bigbody": attack_bigbody,
+           "smuggle": attack_smuggle, "slowloris": attack_slowloris}
 
 
 def main():

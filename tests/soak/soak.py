@@ -600,7 +600,7 @@ class Soak:
             if rng.random() < 0.5:
                 s.sendall(b"POST /filter HTTP/1.1\r\nHost: soak\r\n")
             else:
-                s.sendall(b"POST /filter HTTP/1.1\r\nContent-Length: 500\r\n"
+                s.sendall(b"POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n"
                           b"\r\n{\"Pod\":")
             try:
                 data = s.recv(4096)

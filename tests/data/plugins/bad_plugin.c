@@ -8,8 +8,11 @@
  *   -DPRED=Name     registers a predicate of that name
  *   -DPRIO=Name     registers a priority of that name
  *   -DARG_KEY=k     the predicate takes an argument with that key
+ *   -DCRASH         the predicate's filter dereferences NULL
+ *   -DHANG          the predicate's filter never returns
  */
 #include <stddef.h>
+#include <unistd.h>
 
 #include <kube-policy-extender/plugin.h>
 
@@ -31,6 +34,13 @@ __attribute__((unused)) static int fits(const void *arg,
     (void)pod;
     (void)node;
     (void)reason;
+#ifdef CRASH
+    return *(volatile int *)arg;
+#endif
+#ifdef HANG
+    for (;;)
+        sleep(1);
+#endif
     return KPE_FIT;
 }
 

@@ -1,6 +1,7 @@
 """actors.py: our binary (serve, schedule) and a real kube-scheduler, started
 for a scenario from the files we ship, with only the URL, kubeconfig and
-scheduler name changed."""
+scheduler name changed. Each runs with its ServiceAccount's kubeconfig
+(k8s.ControlPlane: bound only to the roles shipped in deploy/)."""
 import json
 import os
 import re
@@ -31,7 +32,7 @@ class Serve:
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc = s.spawn(name, [
             s.env.kpe, "serve", "--listen", f"127.0.0.1:{self.port}",
-            "--kubeconfig", s.cp.kubeconfig, "--policy", policy,
+            "--kubeconfig", s.cp.kpe_kubeconfig, "--policy", policy,
             "--debug-endpoints", "--v", "2", *extra])
         k8s.wait_for(f"{name} /readyz", self._ready, timeout=30)
 
@@ -58,7 +59,7 @@ class Schedule:
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc = s.spawn(name, [
             s.env.kpe, "schedule", "--scheduler-name", SCHEDULER_NAME,
-            "--policy", policy, "--kubeconfig", s.cp.kubeconfig,
+            "--policy", policy, "--kubeconfig", s.cp.kpe_kubeconfig,
             "--listen", f"127.0.0.1:{self.port}", *extra])
 
 
@@ -82,7 +83,7 @@ def scheduler_files(s, shape, url, workdir):
         text = f.read()
     text = text.replace("kubescheduler.config.k8s.io/v1beta2",
                         "kubescheduler.config.k8s.io/v1beta1")
-    text = re.sub(r"(?m)^(\s*kubeconfig:).*$", rf"\1 {s.cp.kubeconfig}", text)
+    text = re.sub(r"(?m)^(\s*kubeconfig:).*$", rf"\1 {s.cp.scheduler_kubeconfig}", text)
     text = re.sub(r"(?m)^(\s*-?\s*urlPrefix:).*$", rf"\1 {url}", text)
     # One scheduler after another on the same control plane: the lease of
     # the previous one would hold the next back for its whole duration.
@@ -107,7 +108,7 @@ class KubeScheduler:
         if config_file:
             argv += ["--config", config_file]
         else:
-            argv += ["--kubeconfig", s.cp.kubeconfig,
+            argv += ["--kubeconfig", s.cp.scheduler_kubeconfig,
                      "--policy-config-file", policy_file,
                      "--scheduler-name", SCHEDULER_NAME]
         self.proc = s.spawn(name, argv)

@@ -60,6 +60,26 @@ else
     not_ok "checker ran" "exit $rc after $n lines"
 fi
 
+# The roles bound to the server's ServiceAccount grant exactly what the C
+# source calls (tests/deploy/check_rbac_calls.py parses it): nothing
+# missing, nothing extra.
+python3 tests/deploy/check_rbac_calls.py . >"$T_TMP/rbac" 2>&1
+rc=$?
+n=0
+while IFS= read -r line; do
+    case $line in
+    "ok "*) ok "${line#ok }" ;;
+    "not ok "*) not_ok "${line#not ok }" ;;
+    *) not_ok "RBAC checker output" "$line" ;;
+    esac
+    n=$((n + 1))
+done <"$T_TMP/rbac"
+if [ "$rc" -eq 0 ] && [ "$n" -ge 20 ]; then
+    ok "RBAC checker ran ($n lines)"
+else
+    not_ok "RBAC checker ran" "exit $rc after $n lines"
+fi
+
 # The manifests are well-formed API objects: kubectl applies every
 # kustomization (and the rendered Helm objects' kinds are the same) to the
 # API-server double, and reads them back.

@@ -103,7 +103,9 @@ current-context: c
 KC
 K="kubectl --kubeconfig $T_TMP/kubeconfig"
 for dir in deploy/kubernetes deploy/kubernetes/bind \
-    deploy/scheduler/second-scheduler deploy/scheduler/standalone; do
+    deploy/scheduler/second-scheduler/v1.13-v1.18 deploy/scheduler/second-scheduler/v1.19-v1.21 \
+    deploy/scheduler/second-scheduler/v1.22 deploy/scheduler/second-scheduler/v1.23-and-later \
+    deploy/scheduler/standalone; do
     run "kubectl apply -k $dir" 0 $K apply -k "$dir"
 done
 run "the extender Deployment is in the API" 0 $K get deployments -A -o name

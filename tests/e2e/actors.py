@@ -66,8 +66,8 @@ class Schedule:
 def scheduler_files(s, shape, url, workdir):
     """The kube-scheduler files of one shipped shape, for a v1.20 scheduler:
     (argv, description). shape: 'policy' (deploy/scheduler/
-    policy-config-file.json) or 'v1beta1' (the v1beta2 file with the v1.20
-    apiVersion). Only the extender URL, the kubeconfig path and whatever
+    policy-config-file.json) or 'v1beta1' (deploy/scheduler/
+    kube-scheduler-config.v1beta1.yaml). Only the extender URL, the kubeconfig path and whatever
     `overrides` names are changed."""
     root = s.env.root
     if shape == "policy":
@@ -79,10 +79,8 @@ def scheduler_files(s, shape, url, workdir):
         with open(path, "w") as f:
             json.dump(pol, f)
         return pol, path
-    with open(os.path.join(root, "deploy/scheduler/kube-scheduler-config.v1beta2.yaml")) as f:
+    with open(os.path.join(root, "deploy/scheduler/kube-scheduler-config.v1beta1.yaml")) as f:
         text = f.read()
-    text = text.replace("kubescheduler.config.k8s.io/v1beta2",
-                        "kubescheduler.config.k8s.io/v1beta1")
     text = re.sub(r"(?m)^(\s*kubeconfig:).*$", rf"\1 {s.cp.scheduler_kubeconfig}", text)
     text = re.sub(r"(?m)^(\s*-?\s*urlPrefix:).*$", rf"\1 {url}", text)
     # One scheduler after another on the same control plane: the lease of

@@ -37,7 +37,7 @@ SHIPPED_RBAC = [
     "deploy/kubernetes/base/rbac.yaml",
     "deploy/kubernetes/bind/rbac.yaml",
     "deploy/scheduler/standalone/rbac.yaml",
-    "deploy/scheduler/second-scheduler/rbac.yaml",
+    "deploy/scheduler/second-scheduler/base/rbac.yaml",
 ]
 KPE_NS = "kube-policy-extender"
 KPE_SA = "kube-policy-extender"

@@ -89,6 +89,10 @@ def scheduler_files(s, shape, url, workdir):
         text = re.sub(r"(?m)^(\s*leaderElect:).*$", r"\1 false", text)
     else:
         text += "leaderElection:\n  leaderElect: false\n"
+    # With --config, v1.20 ignores --port and cannot turn the insecure port
+    # off (default 0.0.0.0:10251): a free loopback port instead.
+    hp = k8s.free_port()
+    text += f"healthzBindAddress: 127.0.0.1:{hp}\nmetricsBindAddress: 127.0.0.1:{hp}\n"
     path = os.path.join(workdir, f"ksc-{k8s.free_port()}.yaml")
     with open(path, "w") as f:
         f.write(text)

@@ -1098,6 +1098,31 @@ def check_shapes(ctx):
                problems)
 
 
+# ---- where `schedule` takes its Lease ----
+
+def check_schedule_lease(ctx):
+    """Every `schedule` container names the Lease namespace its Role
+    grants (the Deployment's own): schedule's default, kube-system, is
+    granted by nothing shipped and is refused under RBAC."""
+    objs = list(all_objects(ctx))
+    objs += [("helm (%s)" % name, o) for name, docs in sorted(ctx.helm_docs.items())
+             for o in docs if o.get("kind") == "Deployment"]
+    n = 0
+    for where, o in objs:
+        spec = get(o, "spec.template.spec") if o["kind"] == "Deployment" else o["spec"]
+        for c in spec.get("containers", []):
+            args = [str(a) for a in (c.get("command") or []) + (c.get("args") or [])]
+            if "schedule" not in args:
+                continue
+            n += 1
+            flag = "--leader-elect-resource-namespace"
+            ns = args[args.index(flag) + 1] if flag in args else "kube-system (the default)"
+            want = o["metadata"].get("namespace")
+            ctx.report("%s %s: schedule's Lease in %s" % (where, o["metadata"]["name"], want),
+                       [] if ns == want else ["Lease namespace %s, the Role is in %s" % (ns, want)])
+    ctx.report("schedule containers found", [] if n >= 2 else ["only %d" % n])
+
+
 # ---- one set of files per kube-scheduler generation ----
 
 # Which kube-scheduler minors read a file of each form: --policy-config-file
@@ -1229,7 +1254,7 @@ def check_install(ctx):
 
 
 CHECKS = [check_dockerfile, check_systemd, check_parse, check_kinds, check_kustomizations,
-          check_workloads, check_policies, check_extenders, check_rbac, check_helm, check_shapes, check_generations,
+          check_workloads, check_policies, check_extenders, check_rbac, check_helm, check_shapes, check_generations, check_schedule_lease,
           check_install]
 
 

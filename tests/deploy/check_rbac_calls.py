@@ -18,8 +18,10 @@ The path gives the API group and resource (/apis/GROUP/VERSION/...,
 /api/v1/... is the core group; namespaces/%s/ is skipped; a trailing
 name/SUB makes RESOURCE/SUB). The shipped side is the union of the rules
 of every Role and ClusterRole that a binding in SHIPPED grants to
-ServiceAccount kube-policy-extender. Prints one "ok"/"not ok" line per
-(group, resource, verb), and fails on anything missing or extra.
+ServiceAccount kube-policy-extender, and again the Helm chart rendered in
+scheduler mode (release kube-policy-extender). Prints one "ok"/"not ok"
+line per set and (group, resource, verb), and fails on anything missing or
+extra.
 """
 import os
 import re
@@ -30,6 +32,7 @@ import yaml
 SHIPPED = ["deploy/kubernetes/base/rbac.yaml", "deploy/kubernetes/bind/rbac.yaml",
            "deploy/scheduler/standalone/rbac.yaml"]
 SA = ("kube-policy-extender", "kube-policy-extender")
+CHART = "deploy/helm/kube-policy-extender"
 SOURCES = ["kube/client", "server/scheduler", "server/source"]
 VERB = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
 CALLS = re.compile(r"\b(?:kube_client_request|write_json)\s*\([^;]*?\"(GET|POST|PUT|PATCH|DELETE)\"", re.S)
@@ -130,11 +133,9 @@ def call_needs(root):
     return out
 
 
-def shipped(root):
-    docs = []
-    for f in SHIPPED:
-        with open(os.path.join(root, f)) as fh:
-            docs += [(f, d) for d in yaml.safe_load_all(fh) if d]
+def granted(docs):
+    """(group, resource, verb) -> {"where:role"} of the rules that the
+    bindings among docs [(where, object)] grant ServiceAccount SA."""
     roles = {}
     for f, d in docs:
         if d["kind"] in ("Role", "ClusterRole"):
@@ -157,20 +158,31 @@ def shipped(root):
     return out
 
 
-def main(argv):
-    root = argv[1] if len(argv) > 1 else os.getcwd()
-    problems = []
-    need = {k: {"kube/client/informer.c:resources"} for k in informer_needs(root, problems)}
-    for k, v in call_needs(root).items():
-        need.setdefault(k, set()).update(v)
-    have = shipped(root)
+def shipped(root):
+    docs = []
+    for f in SHIPPED:
+        with open(os.path.join(root, f)) as fh:
+            docs += [(f, d) for d in yaml.safe_load_all(fh) if d]
+    return granted(docs)
+
+
+def helm_scheduler_mode(root):
+    """The Helm chart's roles in scheduler mode (everything our binary
+    calls), rendered by tests/deploy/helmlite.py."""
+    sys.path.insert(0, os.path.join(root, "tests/deploy"))
+    import helmlite
+    rendered = helmlite.render_chart(os.path.join(root, CHART), {"mode": "scheduler"})
+    docs = []
+    for name, text in sorted(rendered.items()):
+        docs += [(f"helm:{os.path.basename(name)}", d) for d in yaml.safe_load_all(text) if d]
+    return granted(docs)
+
+
+def compare(label, need, have):
     failed = 0
-    for p in problems:
-        print(f"not ok RBAC derivation: {p}")
-        failed += 1
     for k in sorted(set(need) | set(have)):
         g, r, v = k
-        what = f"{g or 'core'}/{r} {v}"
+        what = f"{label} {g or 'core'}/{r} {v}"
         if k in need and k in have:
             print(f"ok RBAC {what}: called by {', '.join(sorted(need[k]))}; "
                   f"granted by {', '.join(sorted(have[k]))}")
@@ -182,6 +194,21 @@ def main(argv):
             failed += 1
             print(f"not ok RBAC {what}: granted by {', '.join(sorted(have[k]))} "
                   f"but nothing in {', '.join(SOURCES)} calls it")
+    return failed
+
+
+def main(argv):
+    root = argv[1] if len(argv) > 1 else os.getcwd()
+    problems = []
+    need = {k: {"kube/client/informer.c:resources"} for k in informer_needs(root, problems)}
+    for k, v in call_needs(root).items():
+        need.setdefault(k, set()).update(v)
+    failed = 0
+    for p in problems:
+        print(f"not ok RBAC derivation: {p}")
+        failed += 1
+    failed += compare("deploy/", need, shipped(root))
+    failed += compare("Helm (mode=scheduler)", need, helm_scheduler_mode(root))
     if len(need) < 10:
         failed += 1
         print(f"not ok RBAC derivation found only {len(need)} calls: the parser lost them")

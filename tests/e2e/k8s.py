@@ -25,6 +25,7 @@ import urllib.parse
 import urllib.request
 
 TOKEN = "kpe-e2e-token"
+KUBE_SCHEDULER_TOKEN = "kpe-e2e-kube-scheduler-token"
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # The RBAC an operator applies (deploy/), in order: the namespace and the
@@ -149,11 +150,17 @@ class ControlPlane:
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         with open(os.path.join(d, "tokens.csv"), "w") as f:
             f.write(f"{TOKEN},admin,admin,system:masters\n")
+            # The identity of kubeadm's scheduler.conf (a client certificate
+            # there): user system:kube-scheduler, no groups.
+            f.write(f"{KUBE_SCHEDULER_TOKEN},system:kube-scheduler,system:kube-scheduler\n")
         self.write_kubeconfig(self.kubeconfig, "admin", TOKEN)
         self.start_apiserver()
         self.apply(*(os.path.join(ROOT, f) for f in SHIPPED_RBAC))
         self.kpe_kubeconfig = self.sa_kubeconfig(KPE_NS, KPE_SA)
         self.scheduler_kubeconfig = self.sa_kubeconfig(KPE_NS, SCHEDULER_SA)
+        self.kube_scheduler_user_kubeconfig = os.path.join(d, "kubeconfig-system-kube-scheduler")
+        self.write_kubeconfig(self.kube_scheduler_user_kubeconfig, "system:kube-scheduler",
+                              KUBE_SCHEDULER_TOKEN)
 
     def start_apiserver(self):
         d = self.dir

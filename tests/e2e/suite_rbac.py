@@ -11,7 +11,9 @@ SubjectAccessReview confirms the API server now denies it), our binary is
 started as it would be in production, and the part of its work that needs
 the rule must fail, with HTTP 403 in its log as the cause; then the
 shipped role is restored. A baseline with the roles intact shows the same
-checks pass and nothing is refused.
+checks pass and nothing is refused. The kubeadm recipes' extender, which
+runs as kube-scheduler's own user, is shown to need
+deploy/scheduler/kubeadm/rbac.yaml, and to work with it.
 """
 import json
 import os
@@ -103,7 +105,7 @@ def refused(proc):
 
 # -- what serve does with the read role ------------------------------------
 
-def serve_probe(s, name, enough=None, wait=6.0):
+def serve_probe(s, name, enough=None, wait=6.0, kubeconfig=None):
     """serve with the extender policy as deployed. After it is ready a
     node and a pod on an existing node are created; returns (ready, what
     its cache missed of the two, the 403 lines). enough(ready, missed,
@@ -112,7 +114,7 @@ def serve_probe(s, name, enough=None, wait=6.0):
     old = f"old-{port}"
     s.cp.create_node(old)
     p = s.spawn(name, [s.env.kpe, "serve", "--listen", f"127.0.0.1:{port}",
-                       "--kubeconfig", s.cp.kpe_kubeconfig,
+                       "--kubeconfig", kubeconfig or s.cp.kpe_kubeconfig,
                        "--policy", os.path.join(s.env.root, EXT_POLICY),
                        "--debug-endpoints", "--v", "2"])
     url = f"http://127.0.0.1:{port}"
@@ -267,4 +269,40 @@ def scenario_each_shipped_rule_is_needed(s):
         s.cp.delete_all()
 
 
-SCENARIOS = [scenario_baseline_shipped_roles_suffice, scenario_each_shipped_rule_is_needed]
+KUBEADM_RBAC = "deploy/scheduler/kubeadm/rbac.yaml"
+KUBEADM_BINDING = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/" \
+    "kube-policy-extender-read-kube-scheduler"
+
+
+def scenario_kubeadm_identity_needs_its_binding(s):
+    """The kubeadm recipes run the extender with kube-scheduler's
+    scheduler.conf (user system:kube-scheduler). Its built-in roles do not
+    let it list namespaces on v1.20: without deploy/scheduler/kubeadm/
+    rbac.yaml the extender is never ready; with it, it serves."""
+    conf = s.cp.kube_scheduler_user_kubeconfig
+    try:
+        s.cp.delete(KUBEADM_BINDING)
+    except k8s.ApiError as ex:
+        if ex.status != 404:
+            raise
+    try:
+        def enough(ready, missed, denied, t):
+            return denied and t > 1.0
+        ready, missed, denied = serve_probe(s, "serve-kubeadm-unbound", enough, kubeconfig=conf)
+        s.check(not ready and any('cannot list resource "namespaces"' in d for d in denied),
+                f"as system:kube-scheduler alone: never ready, refused the namespaces "
+                f"({denied[0][denied[0].find(']') + 2:][:140] if denied else 'nothing refused'})")
+        s.cp.apply(os.path.join(s.env.root, KUBEADM_RBAC))
+        ready, missed, denied = serve_probe(s, "serve-kubeadm-bound", kubeconfig=conf)
+        s.check(ready and not missed and not denied,
+                f"with {KUBEADM_RBAC} applied: ready, sees a new node and pod, nothing refused "
+                f"({missed}; {denied[:1]})")
+    finally:
+        try:
+            s.cp.delete(KUBEADM_BINDING)
+        except k8s.ApiError:
+            pass
+
+
+SCENARIOS = [scenario_baseline_shipped_roles_suffice, scenario_kubeadm_identity_needs_its_binding,
+             scenario_each_shipped_rule_is_needed]

@@ -9,7 +9,7 @@
 
 #define PRED_REASON_BIND_CONFLICT                                              \
     "node(s) didn't find available persistent volumes to bind"
-#define PRED_REASON_NODE_CONFLICT    "node(s) had volume node affinity conflict"
+#define PRED_REASON_NODE_CONFLICT "node(s) had volume node affinity conflict"
 #define PRED_REASON_UNBOUND_IMMEDIATE                                          \
     "pod has unbound immediate PersistentVolumeClaims"
 /* v1.22 wording; v1.23 (#105196) prefixed "node(s) unavailable due to one

@@ -87,8 +87,8 @@ int engine_place(struct engine_placer *pl, const struct eval_plans *plans,
         return -1;
     }
     if (engine_find_feasible(&plans->pred, pod, cl, pl->node_buf, cl->n_nodes,
-                             pl->percentage, &pl->next_start, a, filtered,
-                             &e) < 0) {
+                             pl->percentage, &pl->next_start, pl->cache, a,
+                             filtered, &e) < 0) {
         *msg = arena_strdup(a, e.msg);
         return -1;
     }

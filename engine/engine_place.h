@@ -27,6 +27,9 @@ struct engine_placer {
     /* NULL, or node verdicts kept across decisions (filter_cache.h): only
      * for a caller that forgets what it changes, as whatif_place does. */
     struct filter_cache *cache;
+    /* NULL, or PreScore states kept across decisions (prescore_cache.h),
+     * under the same promise. */
+    struct prescore_cache *prescore;
     /* Private: the node order buffers, grown as needed. */
     const struct node_info **node_buf;
     size_t *node_idx;

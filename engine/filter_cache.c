@@ -17,20 +17,13 @@
  * spread and inter-pod affinity filters (other nodes' pods).
  */
 static pred_filter_fn *const node_local[] = {
-    pred_check_node_condition_filter,
-    pred_node_unschedulable_filter,
-    pred_node_resources_fit_filter,
-    pred_node_name_filter,
-    pred_node_ports_filter,
-    pred_node_affinity_filter,
-    pred_volume_restrictions_filter,
-    pred_taint_toleration_filter,
-    pred_no_execute_taints_filter,
-    pred_node_label_filter,
-    pred_memory_pressure_filter,
-    pred_disk_pressure_filter,
-    pred_pid_pressure_filter,
-    pred_pod_fits_host_new_filter,
+    pred_check_node_condition_filter, pred_node_unschedulable_filter,
+    pred_node_resources_fit_filter,   pred_node_name_filter,
+    pred_node_ports_filter,           pred_node_affinity_filter,
+    pred_volume_restrictions_filter,  pred_taint_toleration_filter,
+    pred_no_execute_taints_filter,    pred_node_label_filter,
+    pred_memory_pressure_filter,      pred_disk_pressure_filter,
+    pred_pid_pressure_filter,         pred_pod_fits_host_new_filter,
 };
 
 static bool is_node_local(const struct pred_plugin *p)

@@ -18,6 +18,7 @@ void whatif_sim_init(struct whatif_sim *s, const struct eval_plans *plans,
     s->a = a;
     engine_placer_init(&s->placer, percentage, seed);
     filter_cache_init(&s->cache);
+    prescore_cache_init(&s->prescore);
     s->no_cache = getenv("KPE_WHATIF_NO_CACHE") != NULL;
 }
 
@@ -25,6 +26,7 @@ void whatif_sim_free(struct whatif_sim *s)
 {
     engine_placer_free(&s->placer);
     filter_cache_free(&s->cache);
+    prescore_cache_free(&s->prescore);
 }
 
 /*
@@ -42,9 +44,12 @@ static void cache_for(struct whatif_sim *s, const struct kube_pod *ask)
     key.uid = NULL;
     if (s->no_cache || !s->have_last || memcmp(&key, &s->last, sizeof(key))) {
         filter_cache_clear(&s->cache);
+        prescore_cache_clear(&s->prescore);
         s->placer.cache = NULL;
+        s->placer.prescore = NULL;
     } else {
         s->placer.cache = &s->cache;
+        s->placer.prescore = &s->prescore;
     }
     memcpy(&s->last, &key, sizeof(key));
     s->have_last = true;

@@ -1,6 +1,7 @@
 #!/bin/sh
-# test_simulate_cache.sh: simulate's verdict cache (engine/filter_cache.h,
-# used by whatif_place for replicas of one pod) changes nothing: on a
+# test_simulate_cache.sh: simulate's caches for replicas of one pod (the
+# filter verdicts of engine/filter_cache.h, the PreScore states of
+# engine/prescore_cache.h, both used by whatif_place) change nothing: on a
 # varied cluster (zones, taints, cordoned and full nodes, host ports,
 # labelled pods with anti-affinity), for pods that meet resources, ports,
 # taints, node selectors, inter-pod (anti-)affinity and topology spread,
@@ -53,6 +54,23 @@ for i in range(240):
                 "requiredDuringSchedulingIgnoredDuringExecution": [{
                     "labelSelector": {"matchLabels": {"app": "spread"}},
                     "topologyKey": "kubernetes.io/hostname"}]}}
+        elif rnd.random() < 0.1:
+            # Scoring terms of existing pods, matching the pods placed:
+            # InterPodAffinity's PreScore state is not empty.
+            p["spec"]["affinity"] = {"podAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [{
+                    "weight": rnd.randrange(1, 100), "podAffinityTerm": {
+                        "labelSelector": {"matchLabels": {
+                            "app": rnd.choice(["cpu", "port", "skew"])}},
+                        "topologyKey": rnd.choice([
+                            "kubernetes.io/hostname",
+                            "topology.kubernetes.io/zone"])}}]},
+                "podAntiAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [{
+                    "weight": rnd.randrange(1, 100), "podAffinityTerm": {
+                        "labelSelector": {"matchLabels": {
+                            "app": rnd.choice(["cpu", "tolerant"])}},
+                        "topologyKey": "kubernetes.io/hostname"}}]}}
         items.append(p)
 json.dump({"kind": "List", "apiVersion": "v1", "items": items},
           open(out + "/cluster.json", "w"))
@@ -81,7 +99,11 @@ p = pod("near-db", "300m")
 p["spec"]["affinity"] = {"podAffinity": {
     "requiredDuringSchedulingIgnoredDuringExecution": [{
         "labelSelector": {"matchLabels": {"app": "db"}},
-        "topologyKey": "topology.kubernetes.io/zone"}]},
+        "topologyKey": "topology.kubernetes.io/zone"}],
+    "preferredDuringSchedulingIgnoredDuringExecution": [{
+        "weight": 20, "podAffinityTerm": {
+            "labelSelector": {"matchLabels": {"app": "near-db"}},
+            "topologyKey": "topology.kubernetes.io/zone"}}]},
     "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{
         "weight": 10, "podAffinityTerm": {
             "labelSelector": {"matchLabels": {"app": "web"}},

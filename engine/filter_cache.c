@@ -1,20 +1,19 @@
 /*
- * filter_cache.c: the verdict cache of filter_cache.h. Node-local filters
- * are named by their code (not their names, which Policy aliases vary);
- * a loadable or unlisted filter is never taken as node-local.
+ * filter_cache.c: the verdict cache of filter_cache.h. Filters are named
+ * by their code (not their names, which Policy aliases vary); a loadable
+ * or unlisted filter is never taken as invariant.
  */
 #include "engine/filter_cache.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "predicates/predicates.h"
+
 /*
  * Filters whose answer depends only on the pod's spec and the one node
  * (its object and its pods' requests, ports and volumes): no other
- * node, no cluster-wide pod state, no pod name or uid. Left out on
- * purpose: the volume count limits and volume binding (an ephemeral
- * volume's claim is matched by the pod's uid), the service, topology
- * spread and inter-pod affinity filters (other nodes' pods).
+ * node, no cluster-wide pod state, no pod name or uid.
  */
 static pred_filter_fn *const node_local[] = {
     pred_check_node_condition_filter, pred_node_unschedulable_filter,
@@ -26,14 +25,64 @@ static pred_filter_fn *const node_local[] = {
     pred_pid_pressure_filter,         pred_pod_fits_host_new_filter,
 };
 
-static bool is_node_local(const struct pred_plugin *p)
+/*
+ * Filters that read a pod's volumes and, through them, claims, volumes
+ * and classes (which a placement does not change) and the pod's uid (an
+ * ephemeral volume's claim): for a pod without volumes, their answer
+ * depends on the node alone.
+ */
+static pred_filter_fn *const volume_only[] = {
+    pred_ebs_limits_filter,         pred_gce_pd_limits_filter,
+    pred_azure_disk_limits_filter,  pred_cinder_limits_filter,
+    pred_node_volume_limits_filter, pred_volume_binding_filter,
+    pred_volume_zone_filter,        pred_no_volume_node_conflict_filter,
+};
+
+/* HighCommPodFilter's own code: pod labels against node labels. */
+extern const struct pred_def pred_high_comm_pod_filter;
+
+static bool listed(pred_filter_fn *const *fns, size_t n, pred_filter_fn *fn)
 {
     size_t i;
 
-    for (i = 0; i < sizeof(node_local) / sizeof(node_local[0]); i++) {
-        if (p->filter == node_local[i])
+    for (i = 0; i < n; i++) {
+        if (fns[i] == fn)
             return true;
     }
+    return false;
+}
+
+#define LISTED(fns, fn) listed(fns, sizeof(fns) / sizeof(fns[0]), fn)
+
+static bool no_pod_terms(const struct kube_pod *pod)
+{
+    const struct kube_pod_affinity *aff = &pod->affinity.pod_affinity;
+    const struct kube_pod_affinity *anti = &pod->affinity.pod_anti_affinity;
+
+    return !aff->n_required && !aff->n_preferred && !anti->n_required &&
+           !anti->n_preferred;
+}
+
+/*
+ * Whether plugin's answer for replicas of pod on a node stays while that
+ * node is unchanged, whatever else the replicas placed changed. Besides
+ * the node-local filters and the volume filters for a pod without
+ * volumes: InterPodAffinity for a pod without pod (anti-)affinity terms
+ * (it then reads existing pods' required anti-affinity, which such
+ * replicas do not add to), PodTopologySpread for a pod without
+ * constraints (Policy arguments carry no DoNotSchedule defaults: it
+ * always fits). ServiceAffinity, loadable plugins and the rest: never.
+ */
+static bool invariant(const struct pred_plugin *p, const struct kube_pod *pod)
+{
+    if (LISTED(node_local, p->filter) || p == pred_high_comm_pod_filter.own)
+        return true;
+    if (LISTED(volume_only, p->filter))
+        return pod->n_volumes == 0;
+    if (p->filter == pred_inter_pod_affinity_filter)
+        return no_pod_terms(pod);
+    if (p->filter == pred_pod_topology_spread_filter)
+        return pod->n_spread_constraints == 0;
     return false;
 }
 
@@ -54,6 +103,7 @@ void filter_cache_free(struct filter_cache *fc)
 void filter_cache_clear(struct filter_cache *fc)
 {
     fc->gen++;
+    fc->plan = NULL;
     arena_destroy(&fc->a);
     arena_init(&fc->a, 0);
 }
@@ -73,28 +123,30 @@ const struct pred_verdict *filter_cache_get(struct filter_cache *fc,
     return &fc->e[i].verdict;
 }
 
-/* fc->plan and fc->local_prefix for plan. */
-static void use_plan(struct filter_cache *fc, const struct pred_plan *plan)
+/* fc->plan and fc->prefix for the plan and pod of ev (kept until the
+ * next clear: the pods until then are replicas of this one). */
+static void start(struct filter_cache *fc, const struct pred_eval *ev)
 {
+    const struct pred_plan *plan = ev->plan;
     size_t n = 0;
 
     if (fc->plan == plan)
         return;
-    filter_cache_clear(fc);
-    while (n < plan->n_steps && is_node_local(plan->steps[n].plugin))
+    while (n < plan->n_steps && invariant(plan->steps[n].plugin, ev->cy.pod))
         n++;
     fc->plan = plan;
-    fc->local_prefix = n;
+    fc->prefix = n;
 }
 
+/* A verdict every step of which (up to the failure) is invariant. */
 static bool qualifies(const struct filter_cache *fc, const struct pred_eval *ev,
                       const struct pred_verdict *v)
 {
-    if (ev->rejected || v->code == PRED_FIT || v->code == PRED_ERROR)
+    if (ev->rejected || v->code == PRED_ERROR)
         return false;
-    if (ev->plan->always_check_all)
-        return fc->local_prefix == ev->plan->n_steps;
-    return ev->stopped_at < fc->local_prefix;
+    if (v->code == PRED_FIT || ev->plan->always_check_all)
+        return fc->prefix == ev->plan->n_steps;
+    return ev->stopped_at < fc->prefix;
 }
 
 static int grow(struct filter_cache *fc, size_t i)
@@ -119,7 +171,7 @@ int filter_cache_put(struct filter_cache *fc, const struct pred_eval *ev,
     struct pred_verdict *kept;
     size_t j, k;
 
-    use_plan(fc, ev->plan);
+    start(fc, ev);
     if (!qualifies(fc, ev, v))
         return 0;
     if (i >= fc->cap && grow(fc, i) < 0)

@@ -1,16 +1,18 @@
 /*
- * filter_cache.h: the filter verdicts of a run of identical pods, node by
- * node, so that each placement re-runs the filters only where its answer
- * can have changed. A verdict is kept when it is a rejection decided by
- * node-local filters alone (their answer depends on the pod and on that
- * one node: its labels, taints, conditions, pods, requests, ports; never
- * on other nodes or cluster-wide pod state), every filter run before the
- * rejecting one being node-local too. Such a verdict stays exact while the
- * pod is the same and the node is unchanged; the caller forgets a node
- * when it assumes a pod on it, and forgets everything when the pod
- * changes. The scheduler's rotating start and the FitError are unaffected:
- * the filter loop still walks (and counts) every node, only the verdict
- * comes from here.
+ * filter_cache.h: the filter verdicts of a run of replicas of one pod,
+ * node by node, so that each placement re-runs the filters only where
+ * their answer can have changed: on the node the last replica went to.
+ * A verdict is kept when every filter that decided it is invariant for
+ * the pod: its answer depends on the pod and that one node only (labels,
+ * taints, conditions, its pods' requests, ports, volumes), never on
+ * other nodes or on what the replicas placed so far changed elsewhere
+ * (filter_cache.c lists them, some only for pods without volumes or pod
+ * affinity terms or spread constraints). Such a verdict (a fit or a
+ * rejection) stays exact while the pod is the same and the node is
+ * unchanged: the caller forgets a node when it assumes a pod on it, and
+ * clears everything when the pod changes. The rotating start and the
+ * FitError are unaffected: the filter loop still walks (and counts) every
+ * node; only the verdict comes from here.
  */
 #ifndef ENGINE_FILTER_CACHE_H
 #define ENGINE_FILTER_CACHE_H
@@ -30,15 +32,15 @@ struct filter_cache {
     uint64_t gen;
     size_t cap;
     struct filter_cache_entry *e; /* by node_info.index */
-    const struct pred_plan *plan; /* local_prefix is this plan's */
-    size_t local_prefix;          /* leading node-local steps */
-    struct arena a;               /* the kept verdicts' copies */
+    const struct pred_plan *plan; /* NULL until the first verdict kept */
+    size_t prefix;  /* leading steps invariant for the pod (of plan) */
+    struct arena a; /* the kept verdicts' copies */
 };
 
 void filter_cache_init(struct filter_cache *fc);
 void filter_cache_free(struct filter_cache *fc);
 
-/* Forget every verdict (another pod, another cluster). */
+/* Forget every verdict (another pod, another plan or cluster). */
 void filter_cache_clear(struct filter_cache *fc);
 
 /* Forget the verdict of node index i (its pods changed). */

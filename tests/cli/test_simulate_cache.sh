@@ -95,6 +95,12 @@ p["spec"]["affinity"] = {"podAntiAffinity": {
         "labelSelector": {"matchLabels": {"app": "spread"}},
         "topologyKey": "kubernetes.io/hostname"}]}}
 pods["anti"] = p
+p = pod("zone-solo", "100m", labels={"app": "zone-solo"})
+p["spec"]["affinity"] = {"podAntiAffinity": {
+    "requiredDuringSchedulingIgnoredDuringExecution": [{
+        "labelSelector": {"matchLabels": {"app": "zone-solo"}},
+        "topologyKey": "topology.kubernetes.io/zone"}]}}
+pods["zone-anti"] = p
 p = pod("near-db", "300m")
 p["spec"]["affinity"] = {"podAffinity": {
     "requiredDuringSchedulingIgnoredDuringExecution": [{
@@ -142,7 +148,7 @@ same() { # NAME ARGS...: cached and reference outputs agree
 }
 
 for pol in first all; do
-    for p in cpu port tolerant anti affinity skew; do
+    for p in cpu port tolerant anti zone-anti affinity skew; do
         same "$pol/$p: --until-unschedulable, cached = uncached" \
             --policy "$C/$pol.json" --pod "$C/$p.json" --until-unschedulable
     done

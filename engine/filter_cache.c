@@ -1,7 +1,7 @@
 /*
- * filter_cache.c: the verdict cache of filter_cache.h. Filters are named
- * by their code (not their names, which Policy aliases vary); a loadable
- * or unlisted filter is never taken as invariant.
+ * filter_cache.c: the verdict cache of filter_cache.h. Each filter plugin
+ * declares beside its code when its verdict survives replicas placed on
+ * other nodes (struct pred_plugin's stable); a loadable plugin never does.
  */
 #include "engine/filter_cache.h"
 
@@ -9,50 +9,6 @@
 #include <string.h>
 
 #include "predicates/predicates.h"
-
-/*
- * Filters whose answer depends only on the pod's spec and the one node
- * (its object and its pods' requests, ports and volumes): no other
- * node, no cluster-wide pod state, no pod name or uid.
- */
-static pred_filter_fn *const node_local[] = {
-    pred_check_node_condition_filter, pred_node_unschedulable_filter,
-    pred_node_resources_fit_filter,   pred_node_name_filter,
-    pred_node_ports_filter,           pred_node_affinity_filter,
-    pred_volume_restrictions_filter,  pred_taint_toleration_filter,
-    pred_no_execute_taints_filter,    pred_node_label_filter,
-    pred_memory_pressure_filter,      pred_disk_pressure_filter,
-    pred_pid_pressure_filter,         pred_pod_fits_host_new_filter,
-};
-
-/*
- * Filters that read a pod's volumes and, through them, claims, volumes
- * and classes (which a placement does not change) and the pod's uid (an
- * ephemeral volume's claim): for a pod without volumes, their answer
- * depends on the node alone.
- */
-static pred_filter_fn *const volume_only[] = {
-    pred_ebs_limits_filter,         pred_gce_pd_limits_filter,
-    pred_azure_disk_limits_filter,  pred_cinder_limits_filter,
-    pred_node_volume_limits_filter, pred_volume_binding_filter,
-    pred_volume_zone_filter,        pred_no_volume_node_conflict_filter,
-};
-
-/* HighCommPodFilter's own code: pod labels against node labels. */
-extern const struct pred_def pred_high_comm_pod_filter;
-
-static bool listed(pred_filter_fn *const *fns, size_t n, pred_filter_fn *fn)
-{
-    size_t i;
-
-    for (i = 0; i < n; i++) {
-        if (fns[i] == fn)
-            return true;
-    }
-    return false;
-}
-
-#define LISTED(fns, fn) listed(fns, sizeof(fns) / sizeof(fns[0]), fn)
 
 static bool no_pod_terms(const struct kube_pod *pod)
 {
@@ -65,24 +21,24 @@ static bool no_pod_terms(const struct kube_pod *pod)
 
 /*
  * Whether plugin's answer for replicas of pod on a node stays while that
- * node is unchanged, whatever else the replicas placed changed. Besides
- * the node-local filters and the volume filters for a pod without
- * volumes: InterPodAffinity for a pod without pod (anti-)affinity terms
- * (it then reads existing pods' required anti-affinity, which such
- * replicas do not add to), PodTopologySpread for a pod without
- * constraints (Policy arguments carry no DoNotSchedule defaults: it
- * always fits). ServiceAffinity, loadable plugins and the rest: never.
+ * node is unchanged, whatever else the replicas placed changed: what the
+ * plugin declares beside its code (enum pred_stable), against this pod.
+ * ServiceAffinity, loadable plugins and the rest declare nothing: never.
  */
 static bool invariant(const struct pred_plugin *p, const struct kube_pod *pod)
 {
-    if (LISTED(node_local, p->filter) || p == pred_high_comm_pod_filter.own)
+    switch (p->stable) {
+    case PRED_STABLE_ALWAYS:
         return true;
-    if (LISTED(volume_only, p->filter))
+    case PRED_STABLE_NO_VOLUMES:
         return pod->n_volumes == 0;
-    if (p->filter == pred_inter_pod_affinity_filter)
+    case PRED_STABLE_NO_POD_TERMS:
         return no_pod_terms(pod);
-    if (p->filter == pred_pod_topology_spread_filter)
+    case PRED_STABLE_NO_SPREAD:
         return pod->n_spread_constraints == 0;
+    case PRED_STABLE_NEVER:
+        break;
+    }
     return false;
 }
 

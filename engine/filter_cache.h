@@ -6,7 +6,8 @@
  * the pod: its answer depends on the pod and that one node only (labels,
  * taints, conditions, its pods' requests, ports, volumes), never on
  * other nodes or on what the replicas placed so far changed elsewhere
- * (filter_cache.c lists them, some only for pods without volumes or pod
+ * (each plugin declares it: struct pred_plugin's stable, some only for
+ * pods without volumes or pod
  * affinity terms or spread constraints). Such a verdict (a fit or a
  * rejection) stays exact while the pod is the same and the node is
  * unchanged: the caller forgets a node when it assumes a pod on it, and

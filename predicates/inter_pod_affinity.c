@@ -250,6 +250,7 @@ const struct pred_plugin pred_plugin_inter_pod_affinity = {
                            PRED_REASON_AFFINITY_RULES,
                            PRED_REASON_ANTI_AFFINITY_RULES,
                            PRED_REASON_EXISTING_ANTI_AFFINITY, NULL },
+    PRED_STABLE_NO_POD_TERMS,
 };
 
 const struct pred_def pred_match_inter_pod_affinity = {

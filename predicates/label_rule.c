@@ -196,6 +196,7 @@ static const struct pred_plugin label_rule_plugin = {
     label_rule_prefilter,
     label_rule_filter,
     (const char *const[]){ "(the reason each labelRule gives)", NULL },
+    PRED_STABLE_NEVER,
 };
 
 const struct pred_def pred_label_rule = {

@@ -52,6 +52,7 @@ const struct pred_plugin pred_plugin_no_execute_taints = {
     NULL,
     pred_no_execute_taints_filter,
     (const char *const[]){ PRED_REASON_TAINTS_LEGACY, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_pod_tolerates_node_no_execute_taints = {

@@ -63,6 +63,7 @@ const struct pred_plugin pred_plugin_check_node_condition = {
     (const char *const[]){ PRED_REASON_NOT_READY, PRED_REASON_NETWORK_UNAVAIL,
                            PRED_REASON_UNSCHEDULABLE,
                            PRED_REASON_UNKNOWN_CONDITION, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_check_node_condition = {

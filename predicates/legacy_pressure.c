@@ -109,6 +109,7 @@ const struct pred_plugin pred_plugin_memory_pressure = {
     NULL,
     pred_memory_pressure_filter,
     (const char *const[]){ PRED_REASON_MEMORY_PRESSURE, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_plugin pred_plugin_disk_pressure = {
@@ -116,6 +117,7 @@ const struct pred_plugin pred_plugin_disk_pressure = {
     NULL,
     pred_disk_pressure_filter,
     (const char *const[]){ PRED_REASON_DISK_PRESSURE, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_plugin pred_plugin_pid_pressure = {
@@ -123,6 +125,7 @@ const struct pred_plugin pred_plugin_pid_pressure = {
     NULL,
     pred_pid_pressure_filter,
     (const char *const[]){ PRED_REASON_PID_PRESSURE, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_check_node_memory_pressure = {

@@ -88,6 +88,7 @@ const struct pred_plugin pred_plugin_no_volume_node_conflict = {
     NULL,
     pred_no_volume_node_conflict_filter,
     (const char *const[]){ PRED_REASON_NODE_CONFLICT, NULL },
+    PRED_STABLE_NO_VOLUMES,
 };
 
 const struct pred_def pred_no_volume_node_conflict = {

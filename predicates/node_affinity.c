@@ -47,6 +47,7 @@ const struct pred_plugin pred_plugin_node_affinity = {
     NULL,
     pred_node_affinity_filter,
     (const char *const[]){ PRED_REASON_NODE_AFFINITY, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_match_node_selector = {

@@ -54,6 +54,7 @@ const struct pred_plugin pred_plugin_node_label = {
     NULL,
     pred_node_label_filter,
     (const char *const[]){ PRED_REASON_NODE_LABEL, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 /* The labelsPresence argument as written (v1 LabelsPresence). */

@@ -30,6 +30,7 @@ const struct pred_plugin pred_plugin_node_name = {
     NULL,
     pred_node_name_filter,
     (const char *const[]){ PRED_REASON_NODE_NAME, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_host_name = {

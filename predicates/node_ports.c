@@ -105,6 +105,7 @@ const struct pred_plugin pred_plugin_node_ports = {
     pred_node_ports_prefilter,
     pred_node_ports_filter,
     (const char *const[]){ PRED_REASON_NODE_PORTS, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_pod_fits_host_ports = {

@@ -136,6 +136,7 @@ const struct pred_plugin pred_plugin_node_resources_fit = {
     pred_node_resources_fit_filter,
     (const char *const[]){ PRED_REASON_INSUFFICIENT, PRED_REASON_TOO_MANY_PODS,
                            NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_pod_fits_resources = {

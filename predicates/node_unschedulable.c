@@ -50,6 +50,7 @@ const struct pred_plugin pred_plugin_node_unschedulable = {
     pred_node_unschedulable_filter,
     (const char *const[]){ PRED_REASON_UNSCHEDULABLE,
                            PRED_REASON_UNKNOWN_CONDITION, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_check_node_unschedulable = {

@@ -31,6 +31,7 @@ const struct pred_plugin pred_plugin_pod_fits_host_new = {
     NULL,
     pred_pod_fits_host_new_filter,
     (const char *const[]){ PRED_REASON_HOST_NAME_SEED, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_pod_fits_host_new = {

@@ -253,6 +253,7 @@ const struct pred_plugin pred_plugin_pod_topology_spread = {
     pred_pod_topology_spread_prefilter,
     pred_pod_topology_spread_filter,
     (const char *const[]){ PRED_REASON_SPREAD, PRED_REASON_SPREAD_LABEL, NULL },
+    PRED_STABLE_NO_SPREAD,
 };
 
 const struct pred_def pred_even_pods_spread = {

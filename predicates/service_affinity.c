@@ -166,6 +166,7 @@ const struct pred_plugin pred_plugin_service_affinity = {
     pred_service_affinity_prefilter,
     pred_service_affinity_filter,
     (const char *const[]){ PRED_REASON_SERVICE_AFFINITY, NULL },
+    PRED_STABLE_NEVER,
 };
 
 /* The serviceAffinity argument as written (v1 ServiceAffinity). */

@@ -56,6 +56,7 @@ const struct pred_plugin pred_plugin_taint_toleration = {
     NULL,
     pred_taint_toleration_filter,
     (const char *const[]){ PRED_REASON_TAINT, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_pod_tolerates_node_taints = {

@@ -300,6 +300,7 @@ const struct pred_plugin pred_plugin_volume_binding = {
                            PRED_REASON_NODE_CONFLICT, PRED_REASON_BIND_CONFLICT,
                            PRED_REASON_NOT_ENOUGH_SPACE,
                            PRED_REASON_PV_NOT_EXIST, NULL },
+    PRED_STABLE_NO_VOLUMES,
 };
 
 const struct pred_def pred_check_volume_binding = {

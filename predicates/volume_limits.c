@@ -241,6 +241,7 @@ const struct pred_plugin pred_plugin_ebs_limits = {
     NULL,
     pred_ebs_limits_filter,
     (const char *const[]){ PRED_REASON_MAX_VOLUME_COUNT, NULL },
+    PRED_STABLE_NO_VOLUMES,
 };
 
 const struct pred_plugin pred_plugin_gce_pd_limits = {
@@ -248,6 +249,7 @@ const struct pred_plugin pred_plugin_gce_pd_limits = {
     NULL,
     pred_gce_pd_limits_filter,
     (const char *const[]){ PRED_REASON_MAX_VOLUME_COUNT, NULL },
+    PRED_STABLE_NO_VOLUMES,
 };
 
 const struct pred_plugin pred_plugin_azure_disk_limits = {
@@ -255,6 +257,7 @@ const struct pred_plugin pred_plugin_azure_disk_limits = {
     NULL,
     pred_azure_disk_limits_filter,
     (const char *const[]){ PRED_REASON_MAX_VOLUME_COUNT, NULL },
+    PRED_STABLE_NO_VOLUMES,
 };
 
 const struct pred_plugin pred_plugin_cinder_limits = {
@@ -262,6 +265,7 @@ const struct pred_plugin pred_plugin_cinder_limits = {
     NULL,
     pred_cinder_limits_filter,
     (const char *const[]){ PRED_REASON_MAX_VOLUME_COUNT, NULL },
+    PRED_STABLE_NO_VOLUMES,
 };
 
 const struct pred_def pred_max_ebs_volume_count = {

@@ -210,6 +210,7 @@ const struct pred_plugin pred_plugin_node_volume_limits = {
     NULL,
     pred_node_volume_limits_filter,
     (const char *const[]){ PRED_REASON_MAX_VOLUME_COUNT, NULL },
+    PRED_STABLE_NO_VOLUMES,
 };
 
 const struct pred_def pred_max_csi_volume_count = {

@@ -100,6 +100,7 @@ const struct pred_plugin pred_plugin_volume_restrictions = {
     NULL,
     pred_volume_restrictions_filter,
     (const char *const[]){ PRED_REASON_DISK_CONFLICT, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_no_disk_conflict = {

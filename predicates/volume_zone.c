@@ -161,6 +161,7 @@ const struct pred_plugin pred_plugin_volume_zone = {
     NULL,
     pred_volume_zone_filter,
     (const char *const[]){ PRED_REASON_VOLUME_ZONE, NULL },
+    PRED_STABLE_NO_VOLUMES,
 };
 
 const struct pred_def pred_no_volume_zone_conflict = {

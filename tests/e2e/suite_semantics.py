@@ -40,9 +40,13 @@ import randcluster as rc
 NAME = actors.SCHEDULER_NAME
 
 
-def has_semantics(kpe):
-    r = subprocess.run([kpe, "explain", "--help"], capture_output=True, text=True)
-    return "--semantics" in (r.stdout + r.stderr)
+def has_semantics(kpe, *commands):
+    """Whether every command's --help mentions --semantics."""
+    for cmd in commands or ("explain",):
+        r = subprocess.run([kpe, *cmd.split(), "--help"], capture_output=True, text=True)
+        if "--semantics" not in r.stdout + r.stderr:
+            return False
+    return True
 
 
 def create_case(cp, case):
@@ -69,6 +73,7 @@ def create_case(cp, case):
             ref["uid"] = uids[(ref["kind"], ref["name"])]
     for p in case.bound:
         cp.post(f"/api/v1/namespaces/{ns}/pods", p)
+    return uids
 
 
 def snapshot(cp, case):
@@ -90,20 +95,24 @@ def snapshot(cp, case):
     return {"apiVersion": "v1", "kind": "List", "items": items}
 
 
-def run_oracle(s, cp, ks, case):
-    """Schedule the incoming pod with kube-scheduler; what it said."""
-    ns, name = case.ns, case.pod["metadata"]["name"]
+def run_oracle(s, cp, ks, case, pod_obj=None):
+    """Schedule the incoming pod (or pod_obj) with kube-scheduler; what it
+    said: outcome "bound" (value: the node) or "failed" (value: the
+    FitError), the feasible set, and the --v=10 scores."""
+    pod_obj = pod_obj or case.pod
+    ns, name = case.ns, pod_obj["metadata"]["name"]
     with open(ks.proc.log_path, "rb") as f:
         f.seek(0, 2)
         offset = f.tell()
-    pod = cp.post(f"/api/v1/namespaces/{ns}/pods", case.pod)
+    pod = cp.post(f"/api/v1/namespaces/{ns}/pods", pod_obj)
 
     def outcome():
         p = cp.get(f"/api/v1/namespaces/{ns}/pods/{name}")
         if p["spec"].get("nodeName"):
             return ("bound", p["spec"]["nodeName"])
         for e in cp.get(f"/api/v1/namespaces/{ns}/events")["items"]:
-            if e.get("reason") == "FailedScheduling" and e["involvedObject"]["name"] == name:
+            if (e.get("reason") == "FailedScheduling"
+                    and e["involvedObject"].get("uid") == pod["metadata"]["uid"]):
                 return ("failed", e["message"])
         return None
     kind, value = k8s.wait_for(f"kube-scheduler's decision on {ns}/{name}", outcome,
@@ -272,4 +281,148 @@ def scenario_explain_matches_v1_20_2(s):
                else "(not run: binary lacks --semantics)"))
 
 
-SCENARIOS = [scenario_explain_matches_v1_20_2]
+def bound_order(log_text, ns):
+    """Our binds in the order schedule posted them (one bind worker: the
+    order it decided them)."""
+    return re.findall(rf"Successfully bound pod {re.escape(ns)}/(\S+) to node (\S+)", log_text)
+
+
+def wait_gone(cp, ns, name):
+    def gone():
+        try:
+            cp.get(f"/api/v1/namespaces/{ns}/pods/{name}")
+            return False
+        except k8s.ApiError as ex:
+            return ex.status == 404
+    k8s.wait_for(f"{ns}/{name} deleted", gone, timeout=20, interval=0.05)
+
+
+def best_set(orc):
+    if orc["outcome"] == "failed":
+        return []
+    if not orc["hosts"]:
+        return list(orc["feasible"])
+    top = max(orc["hosts"].values())
+    return sorted(n for n, v in orc["hosts"].items() if v == top)
+
+
+def scenario_schedule_burst_like_v1_20_2(s):
+    """Point 4: `schedule --semantics 1.20` places a burst of random pods
+    on random clusters (one per Policy); then the burst is replayed pod by
+    pod, in the order schedule bound it, on the same cluster for
+    kube-scheduler v1.20.2 at --v=10: each pod is scheduled by it on
+    exactly the state schedule decided it on (the pods bound before it, at
+    the nodes schedule chose), and schedule's node must be among the
+    oracle's best (highest total); the oracle's own bind is then undone
+    and the pod recreated at schedule's node. A pod schedule left pending
+    must be unschedulable for the oracle on the final state too."""
+    seed = int(os.environ.get("KPE_E2E_SEED") or random.SystemRandom().randrange(1, 10**9))
+    n_pods = int(os.environ.get("KPE_E2E_BURST", "10"))
+    s.note(f"seed {seed} (replay: KPE_E2E_SEED={seed} make e2e "
+           "E2E_SUITES=suite_semantics:scenario_schedule_burst_like_v1_20_2)")
+    semantics = has_semantics(s.env.kpe, "schedule")
+    if not semantics:
+        s.note("schedule lacks --semantics: the burst runs with the default semantics "
+               "(1.22) to show the harness and the differences; the 1.20 check fails")
+    cp = s.cp
+    outside, total, failures_dir = 0, 0, os.path.join(s.env.workdir, "semantics-failures")
+    os.makedirs(failures_dir, exist_ok=True)
+    for pi, (pname, policy) in enumerate(sorted(rc.POLICIES.items())):
+        rng = random.Random(f"{seed}/burst/{pname}")
+        case = rc.Case(rng, f"b{pi}")
+        # every other pod with all the incoming pod's constraint kinds, the
+        # rest with a bound pod's few: most of the burst fits somewhere
+        burst = [case._pod(f"burst-{i}", incoming=(i % 2 == 0)) for i in range(n_pods)]
+        uids = create_case(cp, case)
+        for p in burst:
+            for ref in p["metadata"].get("ownerReferences", []):
+                ref["uid"] = uids[(ref["kind"], ref["name"])]
+        pol_path = os.path.join(s.env.workdir, f"policy-burst-{pname}.json")
+        with open(pol_path, "w") as f:
+            json.dump(policy, f, indent=1)
+        extra = ["--semantics", "1.20"] if semantics else []
+        sched = s.spawn(f"schedule-{pname}", [
+            s.env.kpe, "schedule", "--scheduler-name", "kpe-burst", "--policy", pol_path,
+            "--kubeconfig", cp.kubeconfig, "--listen", f"127.0.0.1:{k8s.free_port()}",
+            "--leader-elect=false", "--bind-workers", "1", "--v", "2", *extra])
+        time.sleep(1.0)
+        for p in burst:
+            p = json.loads(json.dumps(p))
+            p["spec"]["schedulerName"] = "kpe-burst"
+            cp.post(f"/api/v1/namespaces/{case.ns}/pods", p)
+
+        def settled():
+            pods = {p["metadata"]["name"]: p for p in cp.pods(case.ns)
+                    if p["metadata"]["name"].startswith("burst-")}
+            pending = [n for n, p in pods.items() if not p["spec"].get("nodeName")]
+            failed = {e["involvedObject"]["name"] for e in cp.events(case.ns)
+                      if e.get("reason") == "FailedScheduling"}
+            return all(n in failed for n in pending)
+        k8s.wait_for(f"{pname}: every burst pod bound or refused", settled, timeout=60,
+                     interval=0.25)
+        time.sleep(1.0)
+        sched.stop()
+        s.procs.remove(sched)
+        with open(sched.log_path, "rb") as f:
+            order = bound_order(f.read().decode("utf-8", "replace"), case.ns)
+        placed = dict(order)
+        s.check(len(placed) == len(order), f"{pname}: schedule bound each pod once ({order})")
+        for p in burst:
+            cp.delete(f"/api/v1/namespaces/{case.ns}/pods/{p['metadata']['name']}", grace=0)
+        for p in burst:
+            wait_gone(cp, case.ns, p["metadata"]["name"])
+        ks = actors.KubeScheduler(s, policy_file=pol_path, v=10, name=f"ks-burst-{pname}")
+        time.sleep(1.0)
+        by_name = {p["metadata"]["name"]: p for p in burst}
+        lines = []
+        for name, node in order:
+            total += 1
+            pod, orc = run_oracle(s, cp, ks, case, by_name[name])
+            best = best_set(orc)
+            if node not in best:
+                outside += 1
+                lines.append(f"{name}: schedule chose {node}, v1.20.2's best {best} "
+                             f"(totals {orc['hosts'] or orc['value']})")
+            cp.delete(f"/api/v1/namespaces/{case.ns}/pods/{name}", grace=0)
+            wait_gone(cp, case.ns, name)
+            fixed = json.loads(json.dumps(by_name[name]))
+            fixed["spec"]["nodeName"] = node
+            cp.post(f"/api/v1/namespaces/{case.ns}/pods", fixed)
+            time.sleep(0.3)         # kube-scheduler's cache sees it at schedule's node
+        for name in sorted(set(by_name) - set(placed)):
+            total += 1
+            pod, orc = run_oracle(s, cp, ks, case, by_name[name])
+            if orc["outcome"] != "failed":
+                outside += 1
+                lines.append(f"{name}: schedule left it pending, v1.20.2 binds it to "
+                             f"{orc['value']} (best {best_set(orc)})")
+            cp.delete(f"/api/v1/namespaces/{case.ns}/pods/{name}", grace=0)
+            wait_gone(cp, case.ns, name)
+        ks.proc.stop()
+        s.procs.remove(ks.proc)
+        print(f"    burst {pname}: {len(order)} bound, {len(burst) - len(order)} pending, "
+              f"{len(lines)} outside v1.20.2's best")
+        if lines:
+            d = os.path.join(failures_dir, case.ns)
+            os.makedirs(d, exist_ok=True)
+            with open(f"{d}/policy.json", "w") as f:
+                json.dump(policy, f, indent=1)
+            with open(f"{d}/burst.json", "w") as f:
+                json.dump({"nodes": case.nodes, "objects": case.objects, "bound": case.bound,
+                           "burst": burst, "schedule_order": order}, f, indent=1)
+            with open(f"{d}/differences.txt", "w") as f:
+                f.write("\n".join(lines) + "\n")
+            print(f"         saved in {d}")
+            for line in lines:
+                print(f"         {line}")
+        cp.request("DELETE", f"/api/v1/namespaces/{case.ns}/pods?gracePeriodSeconds=0")
+        for n in case.nodes:
+            cp.delete(f"/api/v1/nodes/{n['metadata']['name']}")
+    s.note(f"schedule {'--semantics 1.20' if semantics else '(default semantics)'}: "
+           f"{outside} of {total} burst pods not where v1.20.2 could have put them")
+    s.check(semantics, "schedule knows --semantics (not run: binary lacks --semantics)")
+    s.check(outside == 0, f"every burst pod on a node in v1.20.2's best set "
+                          f"({outside} of {total} not)")
+
+
+SCENARIOS = [scenario_explain_matches_v1_20_2, scenario_schedule_burst_like_v1_20_2]

@@ -91,6 +91,27 @@ D8_REWORDING = {
 SUMMARY_RE = re.compile(r"^0/(\d+) nodes are available: (.*)\.$")
 
 
+def histogram(msg):
+    """{reason: count} of a FitError message, or None."""
+    m = SUMMARY_RE.match(msg.strip())
+    if not m:
+        return None
+    out = {}
+    for item in re.split(r", (?=\d+ )", m.group(2)):
+        count, _, reason = item.partition(" ")
+        out[reason] = out.get(reason, 0) + int(count)
+    return out
+
+
+def reword(hist):
+    """A v1.20.2 reason histogram with D8's rewording applied."""
+    out = {}
+    for reason, n in hist.items():
+        r = D8_REWORDING.get(reason, reason)
+        out[r] = out.get(r, 0) + n
+    return out
+
+
 def reword_summary(msg):
     """A v1.20.2 FitError message with D8's rewording applied (and the
     histogram re-sorted as FitError sorts it)."""

@@ -139,6 +139,72 @@ def run_oracle(s, cp, ks, case, pod_obj=None):
     return pod, res
 
 
+NODE_AFFINITY_1_20 = "node(s) didn't match Pod's node affinity"
+
+
+def probe_applies(case, orc):
+    """Whether the reasons of the infeasible nodes can be read with a probe
+    (see probe_reasons): some node is feasible and some is not, and the pod
+    has no DoNotSchedule spread constraint (whose skew counts only the
+    nodes that match the pod's node affinity, which the probe changes)."""
+    hard = [c for c in case.pod["spec"].get("topologySpreadConstraints", [])
+            if c["whenUnsatisfiable"] == "DoNotSchedule"]
+    return (orc["outcome"] == "bound" and not hard
+            and 0 < len(orc["feasible"]) < len(case.nodes))
+
+
+def probe_reasons(cp, case, orc):
+    """The reasons v1.20.2 gives for the infeasible nodes while others are
+    feasible (it writes them only when no node is): the bound pod is
+    deleted and a copy is created whose required node affinity also
+    excludes the feasible nodes by name, so the FitError lists every node:
+    the feasible ones under NodeAffinity's reason, which is subtracted.
+    {reason: count} over the infeasible nodes."""
+    ns = case.ns
+    cp.delete(f"/api/v1/namespaces/{ns}/pods/{case.pod['metadata']['name']}", grace=0)
+    wait_gone(cp, ns, case.pod["metadata"]["name"])
+    time.sleep(0.3)
+    probe = json.loads(json.dumps(case.pod))
+    probe["metadata"]["name"] = "probe"
+    na = probe["spec"].setdefault("affinity", {}).setdefault("nodeAffinity", {})
+    req = na.setdefault("requiredDuringSchedulingIgnoredDuringExecution",
+                        {"nodeSelectorTerms": [{"matchExpressions": []}]})
+    for t in req["nodeSelectorTerms"]:
+        t.setdefault("matchExpressions", []).append(
+            {"key": rc.HOST, "operator": "NotIn", "values": list(orc["feasible"])})
+    pod = cp.post(f"/api/v1/namespaces/{ns}/pods", probe)
+
+    def failed():
+        for e in cp.get(f"/api/v1/namespaces/{ns}/events")["items"]:
+            if (e.get("reason") == "FailedScheduling"
+                    and e["involvedObject"].get("uid") == pod["metadata"]["uid"]):
+                return e["message"]
+        p = cp.get(f"/api/v1/namespaces/{ns}/pods/probe")
+        if p["spec"].get("nodeName"):
+            raise RuntimeError(f"the probe was bound to {p['spec']['nodeName']}")
+        return None
+    msg = k8s.wait_for(f"kube-scheduler's FitError for {ns}/probe", failed, timeout=30,
+                       interval=0.1)
+    hist = oracle.histogram(msg)
+    if hist is None:
+        raise RuntimeError(f"unexpected FailedScheduling message {msg!r}")
+    hist[NODE_AFFINITY_1_20] = hist.get(NODE_AFFINITY_1_20, 0) - len(orc["feasible"])
+    if hist[NODE_AFFINITY_1_20] < 0:
+        raise RuntimeError(f"the probe's FitError {msg!r} does not count the "
+                           f"{len(orc['feasible'])} excluded nodes")
+    return {r: n for r, n in hist.items() if n}
+
+
+def explain_histogram(ex):
+    """{reason: count} of explain's infeasible nodes, as FitError counts."""
+    out = {}
+    for n in ex["nodes"]:
+        if not n["feasible"]:
+            for r in {r for f in n["failures"] for r in f["reasons"]}:
+                out[r] = out.get(r, 0) + 1
+    return out
+
+
 def run_explain(kpe, d, semantics):
     argv = [kpe, "explain", "--policy", f"{d}/policy.json", "--cluster", f"{d}/cluster.json",
             "--pod", f"{d}/pod.json", "--output", "json"]
@@ -161,6 +227,13 @@ def compare(case, policy, orc, ex, strict):
     if feas != orc["feasible"]:
         diffs.append(f"feasible set: v1.20.2 {orc['feasible']}, explain {feas}")
         return diffs, explained
+    if orc.get("reasons") is not None:
+        got, want = explain_histogram(ex), orc["reasons"]
+        if got != want:
+            if not strict and oracle.reword(want) == got:
+                explained.append((["D8"], f"reasons of the infeasible nodes: {want} -> {got}"))
+            else:
+                diffs.append(f"reasons of the infeasible nodes: v1.20.2 {want}, explain {got}")
     if orc["outcome"] == "failed":
         got, want = ex.get("summary") or "", orc["value"]
         if got != want:
@@ -248,6 +321,7 @@ def scenario_explain_matches_v1_20_2(s):
             pod.pop("status", None)
             with open(f"{d}/pod.json", "w") as f:
                 json.dump(pod, f)
+            orc["reasons"] = probe_reasons(cp, case, orc) if probe_applies(case, orc) else None
             with open(f"{d}/oracle.json", "w") as f:
                 json.dump(orc, f, indent=1)
             stale = [n for n in orc["hosts"] if not n.startswith(case.ns + "-")]

@@ -441,7 +441,8 @@ def scenario_schedule_burst_like_v1_20_2(s):
         sched = s.spawn(f"schedule-{pname}", [
             s.env.kpe, "schedule", "--scheduler-name", "kpe-burst", "--policy", pol_path,
             "--kubeconfig", cp.kubeconfig, "--listen", f"127.0.0.1:{k8s.free_port()}",
-            "--leader-elect=false", "--bind-workers", "1", "--v", "2", *extra])
+            "--leader-elect=false", "--bind-workers", "1", "--pod-max-backoff-seconds", "2",
+            "--v", "2", *extra])
         time.sleep(1.0)
         for p in burst:
             p = json.loads(json.dumps(p))
@@ -457,7 +458,15 @@ def scenario_schedule_burst_like_v1_20_2(s):
             return all(n in failed for n in pending)
         k8s.wait_for(f"{pname}: every burst pod bound or refused", settled, timeout=60,
                      interval=0.25)
-        time.sleep(1.0)
+        # a refused pod may fit once others are bound (pod affinity): give
+        # schedule's retries (backoff at most 2 s) time, until 5 s pass
+        # without a new bind
+        last, quiet_since = -1, time.monotonic()
+        while time.monotonic() - quiet_since < 5.0:
+            n = len(k8s.bound(cp.pods(case.ns)))
+            if n != last:
+                last, quiet_since = n, time.monotonic()
+            time.sleep(0.25)
         sched.stop()
         s.procs.remove(sched)
         with open(sched.log_path, "rb") as f:

@@ -144,6 +144,8 @@ int prio_eval(const struct prio_plan *plan, const struct kube_pod *pod,
     cy.arena = a;
     cy.n_nodes = n;
     cy.nodes = nodes;
+    if (plan->policy)
+        cy.semantics = plan->policy->semantics;
     for (s = 0; s < plan->n_steps; s++) {
         int64_t *sc = &out->scores[s * n];
         int64_t w = plan->steps[s].prio->weight;

@@ -49,6 +49,17 @@ run "unknown option is a usage error" 2 "$KPE_BIN" check --frobnicate x \
     tests/policies/v122-defaults.json
 run "bad --compat is a usage error" 2 "$KPE_BIN" check --compat old \
     tests/policies/v122-defaults.json
+# --semantics (issue 25): the release a Policy is evaluated as, printed.
+run "check --semantics 1.20" 0 "$KPE_BIN" check --semantics 1.20 \
+    tests/policies/v122-defaults.json
+contains "check prints the semantics" out "semantics 1.20)"
+run "check --semantics 1.21 --output json" 0 "$KPE_BIN" check \
+    --semantics 1.21 --output json tests/policies/v122-defaults.json
+contains "check JSON carries the semantics" out '"semantics": "1.21"'
+run "bad --semantics is a usage error" 2 "$KPE_BIN" check --semantics 1.19 \
+    tests/policies/v122-defaults.json
+contains "bad --semantics names the option and the accepted values" err \
+    '--semantics: invalid value "1.19": expected 1.20, 1.21 or 1.22'
 run "missing file" 1 "$KPE_BIN" check tests/policies/does-not-exist.json
 run "--help" 0 "$KPE_BIN" check --help
 finish

@@ -41,6 +41,6 @@ int kpe_semantics_parse(const char *where, const char *s,
             return 0;
         }
     }
-    return err_set(e, "%s: invalid value %s: expected " KPE_SEM_ACCEPTED,
-                   where, err_quote(q, sizeof(q), s ? s : "", 40));
+    return err_set(e, "%s: invalid value %s: expected " KPE_SEM_ACCEPTED, where,
+                   err_quote(q, sizeof(q), s ? s : "", 40));
 }

@@ -20,8 +20,8 @@ enum kpe_semantics {
     KPE_SEM_1_22 = 0, /* the default */
 };
 
-#define KPE_SEM_DEFAULT   KPE_SEM_1_22
-#define KPE_SEM_ACCEPTED  "1.20, 1.21 or 1.22"
+#define KPE_SEM_DEFAULT  KPE_SEM_1_22
+#define KPE_SEM_ACCEPTED "1.20, 1.21 or 1.22"
 
 /* "1.20", "1.21" or "1.22". */
 const char *kpe_semantics_name(enum kpe_semantics s);

@@ -113,6 +113,7 @@ enum pred_code fx_run_filter(const char *plugin, const void *args,
     if (policy) {
         cy.ignored_resources = policy->ignored_resources;
         cy.n_ignored_resources = policy->n_ignored_resources;
+        cy.semantics = policy->semantics;
     }
     cy.pod = pod;
     cy.cluster = c;

@@ -5,8 +5,9 @@
  * nothing behind, so a server can keep the running policy.
  *
  * Errors: "FILE: LOCATION: what; did you mean ...". LOCATION is the JSON
- * path (predicates[3].name) or the INI line (policy.ini:12). Warnings
- * (unknown JSON keys, ignored arguments) never fail a load: they are kept
+ * path (predicates[3].name) or the INI line (policy.ini:12); an unknown
+ * key is one (the strict decoder of v1.20-v1.22). Warnings (ignored
+ * arguments, extra YAML documents) never fail a load: they are kept
  * in policy->warnings and written to opts->warnings when that is set.
  */
 #ifndef POLICY_POLICY_H

@@ -31,7 +31,7 @@ TSAN     := -O1 -fsanitize=thread -fno-omit-frame-pointer
 # is the same before and after scripts/relayout.py (issue 16); objects
 # mirror them under build/<flavour>/. The binary's main() is the one
 # main.c under server/.
-SRC_DIRS  := kube framework predicates priorities policy engine server
+SRC_DIRS  := kube framework predicates priorities policy engine whatif server
 ALL_SRCS  := $(sort $(shell find $(SRC_DIRS) -name '*.c' 2>/dev/null))
 MAIN_SRC  := $(filter %/main.c,$(filter server/%,$(ALL_SRCS)))
 ifneq ($(words $(MAIN_SRC)),1)
@@ -156,9 +156,15 @@ bench-e2e: $(BIN)
 	@bin=$$(tests/e2e/k8s-build.sh) && \
 	    KPE_BIN=$(BIN) python3 tests/e2e/bench.py "$$bin/bin"
 
-# Benchmarks are never part of `make test` (see bench/run.sh).
+# Benchmarks are never part of `make test` (see bench/run.sh); the
+# speed targets of explain, simulate and diff follow (bench/whatif.sh).
 bench: $(BIN)
 	bash bench/run.sh
+	bash bench/whatif.sh
+
+.PHONY: bench-whatif
+bench-whatif: $(BIN)
+	bash bench/whatif.sh
 
 FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 
@@ -208,7 +214,8 @@ build/opt/bench/plugin_cost: build/opt/bench/plugin_cost.o build/opt/libkpe.a
 bench-cache: build/opt/bench/cache_mem
 	build/opt/bench/cache_mem $(BENCH_CLUSTER) $(BENCH_PASSES)
 
-# Install. `make install` puts the binary in $(DESTDIR)$(PREFIX)/bin, the
+# Install. `make install` puts the binary in $(DESTDIR)$(PREFIX)/bin (and
+# links it as kubectl-policy there: `kubectl policy explain|simulate|diff`), the
 # plugin ABI header in $(DESTDIR)$(PREFIX)/include/kube-policy-extender/ and the
 # default policy (policy.json, the full Policy; extender-policy.json, what
 # `serve` answers in the split shape), an example config.ini and the
@@ -239,6 +246,7 @@ install: $(BIN)
 	$(INSTALL) -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SHAREDIR) \
 	    $(DESTDIR)$(PREFIX)/include/kube-policy-extender
 	$(INSTALL) -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/kube-policy-extender
+	ln -sf kube-policy-extender $(DESTDIR)$(PREFIX)/bin/kubectl-policy
 	$(INSTALL) -m 0644 $(PLUGIN_H) $(DESTDIR)$(PREFIX)/$(PLUGIN_H)
 	$(INSTALL) -m 0644 deploy/policy/policy.json $(DESTDIR)$(SHAREDIR)/policy.json
 	$(INSTALL) -m 0644 deploy/policy/extender-policy.json \
@@ -262,6 +270,7 @@ install-systemd: install
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/kube-policy-extender \
+	    $(DESTDIR)$(PREFIX)/bin/kubectl-policy \
 	    $(DESTDIR)$(SYSTEMDDIR)/kube-policy-extender.service
 	rm -rf $(DESTDIR)$(SHAREDIR)
 	rm -f $(DESTDIR)$(PREFIX)/$(PLUGIN_H)

@@ -37,6 +37,7 @@ LAYERS = [
     ["predicates", "priorities"],  # one file per plugin
     ["policy"],           # Policy documents: read, resolve, write
     ["engine"],           # one pod: filter, score, select; published state
+    ["whatif"],           # read-only questions: inputs, placement, diff
     ["server/common"],    # log, metrics, version, options, file watch
     ["server/http"],      # the HTTP server framework
     ["server/source"],    # where an app's cluster comes from
@@ -53,7 +54,7 @@ ONLY = {
 }
 
 SOURCE_ROOTS = ("include", "kube", "framework", "predicates", "priorities", "policy",
-                "engine", "server")
+                "engine", "whatif", "server")
 
 DOC = "docs/ARCHITECTURE.md"
 

@@ -21,6 +21,7 @@
 
 #include <cjson/cJSON.h>
 #include <malloc.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -64,6 +65,16 @@ static const struct kube_resource resources[] = {
 };
 
 #define N_RESOURCES (sizeof(resources) / sizeof(resources[0]))
+
+const struct kube_resource *kube_resource_for(enum kube_kind kind)
+{
+    size_t i;
+
+    for (i = 0; i < N_RESOURCES; i++)
+        if (resources[i].kind == kind)
+            return &resources[i];
+    return NULL;
+}
 
 /* ---- lines and events ---- */
 
@@ -755,7 +766,8 @@ static void finish_list(struct informer *inf, CURLcode rc)
         inf->listed_once = true;
         clear_error(inf);
         count(hub, &hub->status.lists, 1);
-        wait_then(inf, 0);
+        /* list_only: a one-shot list; this informer is done. */
+        wait_then(inf, hub->o.list_only ? HUGE_VAL : 0);
         return;
     }
     failure_text(inf, rc, msg, sizeof(msg));

@@ -66,6 +66,9 @@ struct kube_resource {
     const char *path; /* "/api/v1/pods": cluster-wide, all namespaces */
 };
 
+/* The row for kind, or NULL when kind is not watched. */
+const struct kube_resource *kube_resource_for(enum kube_kind kind);
+
 /* A bit per kind for kube_informer_opts.kinds. */
 #define KUBE_KIND_BIT(k) (1u << (unsigned)(k))
 /* The eleven kinds the cache keeps (everything but KUBE_KIND_UNKNOWN). */
@@ -102,6 +105,7 @@ struct kube_informer_opts {
     long watch_idle_s;      /* low-speed limit: a watch silent this long is
                                re-established [150] */
     long list_timeout_ms;   /* per list page [the client's request timeout] */
+    bool list_only;         /* list each kind once, never watch */
     kube_log_fn *log;       /* NULL: stderr */
     void *log_arg;
 };

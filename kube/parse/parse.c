@@ -412,19 +412,119 @@ int kube_parse_pod(struct arena *a, const char *json, size_t len,
     return rc;
 }
 
+/*
+ * The workloads whose pod template a pod file may hold, with the path to
+ * the template; `owned`: the pod gets a controller reference to it (a
+ * Deployment's pods belong to a ReplicaSet the file does not name).
+ */
+static const struct {
+    const char *kind;
+    const char *api_version;
+    const char *path[4];
+    bool owned;
+} pod_templates[] = {
+    { "Deployment", "apps/v1", { "spec", "template" }, false },
+    { "ReplicaSet", "apps/v1", { "spec", "template" }, true },
+    { "StatefulSet", "apps/v1", { "spec", "template" }, true },
+    { "DaemonSet", "apps/v1", { "spec", "template" }, true },
+    { "Job", "batch/v1", { "spec", "template" }, true },
+    { "ReplicationController", "v1", { "spec", "template" }, true },
+    { "CronJob",
+      "batch/v1",
+      { "spec", "jobTemplate", "spec", "template" },
+      false },
+};
+
+#define N_POD_TEMPLATES (sizeof(pod_templates) / sizeof(pod_templates[0]))
+
+/*
+ * Decode the template at the row's path of workload root as a pod named
+ * after the workload, in its namespace unless the template names one.
+ * The template's metadata is read through a stack overlay that adds the
+ * missing name and namespace members; the tree itself is not changed.
+ */
+static int decode_template(struct jw *w, const cJSON *root, size_t row,
+                           struct kube_pod *out)
+{
+    struct kube_meta wm;
+    const cJSON *t = root, *meta;
+    cJSON ov_tmpl, ov_meta, ov_name, ov_ns;
+    size_t i, mark = w->len;
+    struct kube_owner_ref *ref;
+
+    if (kube_parse_meta(w, root, true, &wm) < 0)
+        return -1;
+    for (i = 0; i < 4 && pod_templates[row].path[i]; i++) {
+        jw_push(w, pod_templates[row].path[i]);
+        t = jw_get(t, pod_templates[row].path[i]);
+        if (!t)
+            return jw_fail(w, "missing: a %s file needs its pod template",
+                           pod_templates[row].kind);
+    }
+    if (jw_as_object(w, t) < 0)
+        return -1;
+    meta = jw_get(t, "metadata");
+    memset(&ov_tmpl, 0, sizeof(ov_tmpl));
+    memset(&ov_meta, 0, sizeof(ov_meta));
+    memset(&ov_name, 0, sizeof(ov_name));
+    memset(&ov_ns, 0, sizeof(ov_ns));
+    ov_tmpl.type = cJSON_Object;
+    ov_tmpl.child = &ov_meta;
+    ov_meta.next = t->child; /* a later "metadata" is shadowed */
+    ov_meta.type = cJSON_Object;
+    ov_meta.string = (char *)"metadata";
+    ov_meta.child = cJSON_IsObject(meta) ? meta->child : NULL;
+    if (!jw_get(meta, "namespace")) {
+        ov_ns.type = cJSON_String;
+        ov_ns.string = (char *)"namespace";
+        ov_ns.valuestring = (char *)wm.namespace;
+        ov_ns.next = ov_meta.child;
+        ov_meta.child = &ov_ns;
+    }
+    if (!jw_get(meta, "name")) {
+        ov_name.type = cJSON_String;
+        ov_name.string = (char *)"name";
+        ov_name.valuestring = (char *)wm.name;
+        ov_name.next = ov_meta.child;
+        ov_meta.child = &ov_name;
+    }
+    if (kube_decode_pod(w, &ov_tmpl, out) < 0)
+        return -1;
+    jw_pop(w, mark);
+    if (!pod_templates[row].owned || out->n_owner_refs)
+        return 0;
+    ref = jw_calloc(w, 1, sizeof(*ref));
+    if (!ref)
+        return jw_oom(w);
+    ref->api_version = pod_templates[row].api_version;
+    ref->kind = pod_templates[row].kind;
+    ref->name = wm.name;
+    ref->uid = wm.uid;
+    ref->controller = true;
+    out->owner_refs = ref;
+    out->n_owner_refs = 1;
+    return 0;
+}
+
 int kube_pod_from_document(struct arena *a, const cJSON *root,
                            struct kube_pod *out, struct err *e)
 {
     struct jw w;
-    int rc;
+    const char *kind;
+    size_t i;
 
     jw_init(&w, a, e, NULL);
     if (!cJSON_IsObject(root))
         return jw_fail_type(&w, "a JSON object at the top level", root);
-    rc = check_kind(&w, root, "Pod");
-    if (rc == 0)
-        rc = kube_decode_pod(&w, root, out);
-    return rc;
+    if (jw_string(&w, root, "kind", NULL, &kind) < 0)
+        return -1;
+    for (i = 0; kind && i < N_POD_TEMPLATES; i++) {
+        if (!strcmp(kind, pod_templates[i].kind))
+            return decode_template(&w, root, i, out);
+    }
+    if (check_kind(&w, root, "Pod") < 0)
+        return -1;
+    return kube_decode_pod(&w, root, out);
 }
 
 int kube_parse_node(struct arena *a, const char *json, size_t len,
@@ -492,4 +592,19 @@ int kube_object_from_cjson(struct arena *a, enum kube_kind kind,
         return -1;
     *out = obj;
     return 0;
+}
+
+int kube_objects_put(struct kube_objects *objs, enum kube_kind kind, void **arr,
+                     size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < N_KINDS; i++) {
+        if (parse_kinds[i].kind != kind)
+            continue;
+        parse_set_ptr(objs, parse_kinds[i].arr_off, arr);
+        *parse_count_of(objs, &parse_kinds[i]) = n;
+        return 0;
+    }
+    return -1;
 }

@@ -60,7 +60,14 @@ int kube_parse_yaml_file(struct arena *a, FILE *f, struct kube_objects *objs,
 int kube_parse_pod_text(struct arena *a, const char *text, size_t len,
                         struct kube_pod *out, struct err *e);
 
-/* A parsed document that must be one Pod (its kind, if any, "Pod"). */
+/*
+ * A parsed document that must be one Pod (its kind, if any, "Pod"), or a
+ * workload (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job,
+ * ReplicationController, CronJob) whose pod template is decoded as the
+ * pod: named after the workload, in its namespace unless the template
+ * says otherwise, owned by it (controller reference) except for a
+ * Deployment or CronJob.
+ */
 int kube_pod_from_document(struct arena *a, const struct cJSON *root,
                            struct kube_pod *out, struct err *e);
 
@@ -90,6 +97,14 @@ int kube_node_from_cjson(struct arena *a, const struct cJSON *j,
 int kube_object_from_cjson(struct arena *a, enum kube_kind kind,
                            const struct cJSON *j, const char *path, void **out,
                            struct err *e);
+
+/*
+ * Point objs' array of kind (struct kube_pod * for KUBE_KIND_POD, ...) at
+ * arr[0..n), which must outlive objs. Returns 0, or -1 when the kind is
+ * not modelled.
+ */
+int kube_objects_put(struct kube_objects *objs, enum kube_kind kind, void **arr,
+                     size_t n);
 
 /* The kind of a document's "kind" string; KUBE_KIND_UNKNOWN otherwise. */
 enum kube_kind kube_kind_from_string(const char *kind);

@@ -6,6 +6,7 @@
 #ifndef SERVER_CLI_CLI_H
 #define SERVER_CLI_CLI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -25,6 +26,12 @@ cli_fn cli_convert;
 
 /* `explain --policy P --cluster C --pod POD`: the what-if tool. */
 cli_fn cli_explain;
+
+/* `simulate --policy P --pod POD [--replicas N | --until-unschedulable]`. */
+cli_fn cli_simulate;
+
+/* `diff --policy A (--policy B | --config KSC)`: exit 1 on a difference. */
+cli_fn cli_diff;
 
 /* `list [--output json]`: the registries, as a Policy reference. */
 cli_fn cli_list;
@@ -56,5 +63,17 @@ int cli_load_plugins(const char *cmd, const char *const *files, size_t n);
  * ("kube-policy-extender: --plugin PATH: why" printed to stderr).
  */
 int cli_take_plugin_flags(int *argc, char **argv);
+
+/* Whether the binary runs as kubectl's plugin `kubectl-policy`. */
+bool cli_is_kubectl_plugin(const char *argv0);
+
+/*
+ * argv of `kubectl policy CMD ARGS...` in this binary's terms, into out
+ * (room for 2 * argc + 3): bare words become --pod, the installed Policy
+ * (into policy_buf[sz]) is added when none is given. 0, or 2 when a
+ * Policy is needed and cannot be found (printed).
+ */
+int cli_kubectl_args(int argc, char **argv, char **out, int *out_argc,
+                     char *policy_buf, size_t sz);
 
 #endif

@@ -1,9 +1,10 @@
 /*
- * cmd_explain.c: `kube-policy-extender explain --policy P --cluster C.json
- * [--cluster more.json] --pod POD.json [--output json|text]
- * [--compat legacy]`: the policy author's what-if tool. Evaluates the pod
- * on every node of the cluster files, in input order, and prints why each
- * node fails or how it scores, and which node would be selected.
+ * cmd_explain.c: `kube-policy-extender explain --policy P (--cluster
+ * C.json... | --kubeconfig K) --pod POD [--output json|text] [--compat
+ * legacy]`: the policy author's what-if tool. Evaluates the pod on every
+ * node of the cluster (files or one live list, whatif/inputs.h), in input
+ * order, and prints why each node fails or how it scores, and which node
+ * would be selected.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,49 +19,64 @@
 #include "engine/evaluate.h"
 #include "engine/feature_gates.h"
 #include "engine/engine_fit_error.h"
-
-#define EXPLAIN_MAX_CLUSTER_FILES 64
+#include "server/cli/cli_whatif.h"
+#include "whatif/inputs.h"
+#include "whatif/why.h"
 
 struct explain_opts {
     const char *policy;
     const char *pod;
-    const char *clusters[EXPLAIN_MAX_CLUSTER_FILES];
-    size_t n_clusters;
+    bool all_pending;
+    const char *sched; /* --scheduler-name of --all-pending */
+    struct whatif_inputs in;
     int json;
     struct policy_load_opts load;
 };
 
 static void explain_usage(FILE *f)
 {
-    fprintf(f, "Usage: kube-policy-extender explain --policy POLICY "
-               "--cluster CLUSTER.json\n"
-               "           [--cluster MORE.json ...] --pod POD.json "
-               "[--output text|json]\n"
-               "           [--compat legacy] [--feature-gates LIST] "
-               "[--semantics 1.20|1.21|1.22]\n\n"
-               "Evaluate one pod against every node of a cluster snapshot "
-               "(`kubectl get\nnodes,pods,... -o json` output) under a Policy, "
-               "as kube-scheduler v1.22 would:\nwhich predicates fail on each "
-               "node and why, each priority's score (0..100,\nunweighted), the "
-               "weighted total, and the node that would be selected.\n\n"
-               "  --policy FILE    the Policy (JSON, YAML or INI)\n"
-               "  --cluster FILE   cluster objects, JSON or YAML; repeat for "
-               "more files\n"
-               "  --pod FILE       the pod to place (a Pod, JSON or YAML)\n"
-               "  --output FORMAT  text (default) or json\n"
-               "  --compat legacy  accept predicates v1.22 dropped\n"
-               "  --feature-gates LIST  v1.22 gates, e.g. "
-               "DefaultPodTopologySpread=false\n"
-               "  --semantics VERSION  answer as kube-scheduler 1.20 "
-               "(v1.20.2), 1.21 or 1.22\n                   (default; "
-               "docs/VERSION-SEMANTICS.md lists what differs)\n"
-               "Exit status: 0 evaluated, 1 error, 2 usage error.\n");
+    fprintf(f,
+            "Usage: kube-policy-extender explain --policy POLICY "
+            "--pod POD\n"
+            "           [--cluster CLUSTER.json ... | --kubeconfig FILE] "
+            "[--output text|json]\n"
+            "           [--compat legacy] [--feature-gates LIST] "
+            "[--semantics 1.20|1.21|1.22]\n\n"
+            "Evaluate one pod against every node of a cluster (a "
+            "snapshot, or the live\ncluster listed once) under a Policy, "
+            "as kube-scheduler v1.22 would:\nwhich predicates fail on each "
+            "node and why, each priority's score (0..100,\nunweighted), the "
+            "weighted total, and the node that would be selected.\n\n"
+            "  --policy FILE    the Policy (JSON, YAML or INI)\n"
+            "  --pod POD        the pod to place: a file (a Pod, or a "
+            "Deployment,\n"
+            "                   ReplicaSet, StatefulSet, Job or DaemonSet "
+            "whose pod template\n"
+            "                   is used), or a pod of the cluster: NS/NAME, "
+            "pod/NAME, NAME\n"
+            "  --all-pending    instead of --pod: one line per pending pod "
+            "(its summary, the\n"
+            "                   predicate that rejected most nodes, "
+            "kube-scheduler's event)\n"
+            "  --scheduler-name NAME  the pods of --all-pending (default "
+            "default-scheduler)\n"
+            "  --output FORMAT  text (default) or json\n"
+            "  --compat legacy  accept predicates v1.22 dropped\n"
+            "  --feature-gates LIST  v1.22 gates, e.g. "
+            "DefaultPodTopologySpread=false\n"
+            "  --semantics VERSION  answer as kube-scheduler 1.20 (v1.20.2), "
+            "1.21 or 1.22\n"
+            "                   (default; docs/VERSION-SEMANTICS.md lists what "
+            "differs)\n"
+            "Exit status: 0 evaluated, 1 error, 2 usage error.\n\n%s",
+            whatif_inputs_help);
 }
 
 /* Returns 0, 1 for --help, or 2 for a usage error (printed). */
 static int parse_args(int argc, char **argv, struct explain_opts *o)
 {
-    int i;
+    struct err e;
+    int i, rc;
 
     memset(o, 0, sizeof(*o));
     o->load.warnings = stderr;
@@ -71,6 +87,10 @@ static int parse_args(int argc, char **argv, struct explain_opts *o)
             explain_usage(stdout);
             return 1;
         }
+        if (!strcmp(a, "--all-pending")) {
+            o->all_pending = true;
+            continue;
+        }
         if (i + 1 >= argc) {
             fprintf(stderr, "explain: %s: needs a value (see --help)\n", a);
             return 2;
@@ -80,13 +100,13 @@ static int parse_args(int argc, char **argv, struct explain_opts *o)
             o->policy = v;
         } else if (!strcmp(a, "--pod")) {
             o->pod = v;
-        } else if (!strcmp(a, "--cluster")) {
-            if (o->n_clusters == EXPLAIN_MAX_CLUSTER_FILES) {
-                fprintf(stderr, "explain: at most %d --cluster files\n",
-                        EXPLAIN_MAX_CLUSTER_FILES);
+        } else if (!strcmp(a, "--scheduler-name")) {
+            o->sched = v;
+        } else if ((rc = whatif_inputs_option(&o->in, a, v, &e)) != 0) {
+            if (rc < 0) {
+                fprintf(stderr, "explain: %s\n", e.msg);
                 return 2;
             }
-            o->clusters[o->n_clusters++] = v;
         } else if (!strcmp(a, "--output")) {
             if (strcmp(v, "json") && strcmp(v, "text")) {
                 fprintf(stderr,
@@ -97,27 +117,26 @@ static int parse_args(int argc, char **argv, struct explain_opts *o)
             }
             o->json = !strcmp(v, "json");
         } else if (!strcmp(a, "--feature-gates")) {
-            struct err e;
-
             if (feature_gates_apply(v, &o->load.gates, &e) < 0) {
                 fprintf(stderr, "explain: %s\n", e.msg);
                 return 2;
             }
-        } else {
-            struct err e;
-            int rc = cli_policy_option(a, v, &o->load, &e);
-
+        } else if ((rc = cli_policy_option(a, v, &o->load, &e)) != 0) {
             if (rc > 0)
                 fprintf(stderr, "explain: unknown option %s\n", a);
-            else if (rc < 0)
+            else
                 fprintf(stderr, "explain: %s\n", e.msg);
-            if (rc)
-                return 2;
+            return 2;
         }
     }
-    if (!o->policy || !o->pod || !o->n_clusters) {
-        fprintf(stderr, "explain: --policy, --cluster and --pod are "
+    if (!o->policy || !o->pod == !o->all_pending) {
+        fprintf(stderr, "explain: --policy and --pod (or --all-pending) are "
                         "required (see --help)\n");
+        return 2;
+    }
+    if (o->sched && !o->all_pending) {
+        fprintf(stderr, "explain: --scheduler-name chooses the pods of "
+                        "--all-pending\n");
         return 2;
     }
     return 0;
@@ -207,9 +226,36 @@ static void json_node(struct jsonw *w, const struct eval_result *r,
     jsonw_end_object(w);
 }
 
+/* kube-scheduler's word on a pending pod, when there is one to ask. */
+struct why {
+    bool asked; /* live, and the pod is pending */
+    const struct whatif_event *ev;
+    bool agree;
+};
+
+static void json_why(struct jsonw *w, const struct why *y)
+{
+    jsonw_key(w, "event");
+    if (y->ev) {
+        jsonw_begin_object(w);
+        jsonw_key(w, "message");
+        jsonw_string(w, y->ev->message);
+        jsonw_key(w, "time");
+        jsonw_string(w, y->ev->time);
+        jsonw_end_object(w);
+    } else {
+        jsonw_null(w);
+    }
+    jsonw_key(w, "agree");
+    if (y->ev)
+        jsonw_bool(w, y->agree);
+    else
+        jsonw_null(w);
+}
+
 static int print_json(struct arena *a, const struct kube_pod *pod,
                       const struct eval_result *r, const struct prio_plan *plan,
-                      enum kpe_semantics sem)
+                      const struct why *y, enum kpe_semantics sem)
 {
     struct jsonw w;
     char *out;
@@ -236,6 +282,7 @@ static int print_json(struct arena *a, const struct kube_pod *pod,
         jsonw_string(&w, r->nodes[r->selected].ni->node->name);
     else
         jsonw_null(&w);
+    json_why(&w, y);
     jsonw_end_object(&w);
     out = jsonw_take(&w, NULL);
     if (!out)
@@ -247,7 +294,8 @@ static int print_json(struct arena *a, const struct kube_pod *pod,
 
 static void print_text(struct arena *a, const struct kube_pod *pod,
                        const struct eval_result *r,
-                       const struct prio_plan *plan, enum kpe_semantics sem)
+                       const struct prio_plan *plan, const struct why *y,
+                       enum kpe_semantics sem)
 {
     size_t i, k, f, width = 4;
 
@@ -301,32 +349,63 @@ static void print_text(struct arena *a, const struct kube_pod *pod,
     printf("\nSelected: %s\n", r->selected >= 0
                                    ? r->nodes[r->selected].ni->node->name
                                    : "(none: no feasible node)");
+    if (!y->asked)
+        return;
+    if (!y->ev) {
+        printf("\nkube-scheduler: no FailedScheduling event for this pod\n");
+        return;
+    }
+    printf("\nkube-scheduler (FailedScheduling, %s): %s\n", y->ev->time,
+           y->ev->message);
+    printf("Agreement: %s\n",
+           y->agree ? "yes, the same nodes fail for the same reasons"
+                    : "NO: kube-scheduler's message differs from ours");
 }
 
-static int run(const struct explain_opts *o, struct arena *a, struct err *e)
+/* Ask the API server about a pending pod named by reference. */
+static int ask_why(struct explain_opts *o, const struct kube_pod *pod,
+                   bool from_file, const struct eval_result *r, struct arena *a,
+                   struct why *y, struct err *e)
+{
+    struct whatif_events ev;
+
+    memset(y, 0, sizeof(*y));
+    if (!o->in.client || from_file || pod->node_name[0])
+        return 0;
+    y->asked = true;
+    if (whatif_events_list(o->in.client, pod->namespace, pod->name, a, &ev, e) <
+        0)
+        return -1;
+    y->ev = whatif_events_for(&ev, pod);
+    y->agree =
+        y->ev && whatif_fit_messages_agree(fit_summary(a, r), y->ev->message);
+    return 0;
+}
+
+static int run(struct explain_opts *o, struct arena *a, struct err *e)
 {
     struct policy *p = NULL;
     struct kube_objects objs = { 0 };
     struct cluster c;
-    struct kube_pod pod;
+    const struct kube_pod *pod;
     struct eval_plans plans;
     struct eval_result r;
     const struct node_info **nodes;
-    size_t len, i;
-    char *text;
+    size_t i;
+    bool from_file;
+    struct why y;
     int rc = -1;
 
     if (policy_load_file(o->policy, &o->load, &p, e) < 0)
         return -1;
-    if (kube_snapshot_load_files(a, o->clusters, o->n_clusters, &objs, e) < 0)
+    if (whatif_inputs_load(&o->in, p->needs, a, &objs, e) < 0)
         goto out_policy;
-    text = kube_read_file(a, o->pod, KUBE_SNAPSHOT_MAX_FILE, &len, e);
-    if (!text)
-        goto out_policy;
-    if (kube_parse_pod_text(a, text, len, &pod, e) < 0) {
-        err_prefix(e, "%s: ", o->pod);
+    if (o->all_pending) {
+        rc = cli_explain_pending(p, &o->in, &objs, o->sched, o->json, a, e);
         goto out_policy;
     }
+    if (whatif_inputs_pod(&o->in, o->pod, &objs, a, &pod, &from_file, e) < 0)
+        goto out_policy;
     if (cluster_build(&c, &objs, e) < 0)
         goto out_policy;
     nodes = arena_calloc(a, c.n_nodes ? c.n_nodes : 1, sizeof(*nodes));
@@ -337,17 +416,19 @@ static int run(const struct explain_opts *o, struct arena *a, struct err *e)
     for (i = 0; i < c.n_nodes; i++)
         nodes[i] = &c.nodes[i];
     if (eval_plans_build(p, &plans, e) < 0 ||
-        evaluate_pod(&plans, &pod, &c, nodes, c.n_nodes,
+        evaluate_pod(&plans, pod, &c, nodes, c.n_nodes,
                      EVAL_FILTER | EVAL_SCORE, a, &r, e) < 0)
         goto out_cluster;
     apply_no_score_rule(p, &plans.prio, &r);
+    if (ask_why(o, pod, from_file, &r, a, &y, e) < 0)
+        goto out_cluster;
     if (o->json) {
-        if (print_json(a, &pod, &r, &plans.prio, p->semantics) < 0) {
+        if (print_json(a, pod, &r, &plans.prio, &y, p->semantics) < 0) {
             err_set(e, "out of memory writing JSON");
             goto out_cluster;
         }
     } else {
-        print_text(a, &pod, &r, &plans.prio, p->semantics);
+        print_text(a, pod, &r, &plans.prio, &y, p->semantics);
     }
     rc = 0;
 out_cluster:
@@ -370,6 +451,7 @@ int cli_explain(int argc, char **argv)
     rc = run(&o, &a, &e) < 0 ? 1 : 0;
     if (rc)
         fprintf(stderr, "explain: %s\n", e.msg);
+    whatif_inputs_free(&o.in);
     arena_destroy(&a);
     return rc;
 }

@@ -5,6 +5,7 @@
 #include <curl/curl.h>
 #include <malloc.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/plugin_load.h"
@@ -19,6 +20,11 @@ static const struct cli_command commands[] = {
       "KubeSchedulerConfiguration)" },
     { "explain", cli_explain,
       "show how a Policy filters and scores one pod on a cluster" },
+    { "simulate", cli_simulate,
+      "place pods in order as the scheduler would (capacity, what-if)" },
+    { "diff", cli_diff,
+      "compare where pods land under two Policies (or a Policy and a "
+      "KubeSchedulerConfiguration)" },
     { "list", cli_list, "list every predicate and priority a Policy may name" },
     { "schedule", cli_schedule,
       "schedule pending pods with a Policy and bind them (a scheduler)" },
@@ -48,6 +54,24 @@ static void usage(FILE *f)
 
 static int run(int argc, char **argv);
 
+/* As `kubectl policy ...` (kubectl_plugin.c). */
+static int run_kubectl(int argc, char **argv)
+{
+    char **args = calloc((size_t)argc * 2 + 4, sizeof(*args));
+    char policy[4096];
+    int n = 0, rc;
+
+    if (!args) {
+        fprintf(stderr, "kubectl-policy: out of memory\n");
+        return 1;
+    }
+    rc = cli_kubectl_args(argc, argv, args, &n, policy, sizeof(policy));
+    if (rc == 0)
+        rc = run(n, args);
+    free(args);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     int rc;
@@ -75,7 +99,9 @@ int main(int argc, char **argv)
      */
     mallopt(M_ARENA_MAX, 1);
     rc = cli_take_plugin_flags(&argc, argv);
-    if (rc == 0)
+    if (rc == 0 && argc > 0 && cli_is_kubectl_plugin(argv[0]))
+        rc = run_kubectl(argc, argv);
+    else if (rc == 0)
         rc = run(argc, argv);
     engine_plugins_unload();
     return rc;

@@ -9,100 +9,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine_fit_error.h"
-#include "engine/engine_select.h"
+#include "engine/engine_place.h"
 #include "server/common/log.h"
 #include "server/scheduler/sched_bind.h"
 #include "server/scheduler/sched_fail.h"
-#include "server/scheduler/sched_nodes_to_score.h"
 
 /*
- * s->node_buf with every node of cl in kube-scheduler's walking order
- * (NodeTree.list: round robin over zones), as its snapshot lists them.
- * 0, -1 when out of memory, -2 when the tree and the nodes disagree.
- */
-static int node_list(struct scheduler *s, const struct cluster *cl)
-{
-    size_t i, n;
-
-    if (cl->n_nodes > s->node_cap) {
-        const struct node_info **nb =
-            realloc(s->node_buf, cl->n_nodes * sizeof(*nb));
-        size_t *ib = realloc(s->node_idx, cl->n_nodes * sizeof(*ib));
-
-        if (nb)
-            s->node_buf = nb;
-        if (ib)
-            s->node_idx = ib;
-        if (!nb || !ib)
-            return -1;
-        s->node_cap = cl->n_nodes;
-    }
-    n = node_tree_list(&cl->tree, s->node_idx);
-    if (n != cl->n_nodes)
-        return -2; /* the tree lost step with the nodes: a bug */
-    for (i = 0; i < n; i++)
-        s->node_buf[i] = &cl->nodes[s->node_idx[i]];
-    return 0;
-}
-
-/*
- * Filter nodes from the rotating start until enough fit
- * (sched_find_feasible), score the feasible ones (unless only one), pick
- * the best. Returns 0 with *node (malloc'd), 1 with *msg (from a) when the
- * pod fits nowhere, -1 with *msg on an internal error.
+ * Decide on the live cache's cluster (engine_place). Returns 0 with *node
+ * (malloc'd), 1 with *msg (from a) when the pod fits nowhere, -1 with
+ * *msg on an internal error.
  */
 static int decide(struct scheduler *s, const struct app_state *st,
                   const struct kube_pod *pod, struct arena *a, char **node,
                   const char **msg)
 {
     const struct cluster *cl = kube_cache_read_lock(s->cache);
-    struct eval_result res, scored;
-    struct err e = { "" };
-    size_t best;
-    int rc = 1;
+    const struct node_info *ni;
+    struct eval_result res;
+    int rc;
 
     *node = NULL;
-    if (!cl->n_nodes) {
-        *msg = SCHED_NO_NODES;
-        goto out;
+    rc = engine_place(&s->placer, &st->plans, pod, cl, a, &res, &ni, msg);
+    if (rc == 0) {
+        *node = strdup(ni->node->name);
+        rc = *node ? 0 : -1;
+        if (rc)
+            *msg = "out of memory";
     }
-    rc = -1;
-    switch (node_list(s, cl)) {
-    case 0:
-        break;
-    case -1:
-        *msg = "out of memory listing nodes";
-        goto out;
-    default:
-        *msg = "internal error: the node order is out of step with the cache";
-        goto out;
-    }
-    if (sched_find_feasible(&st->plans.pred, pod, cl, s->node_buf, cl->n_nodes,
-                            s->opts.percentage_of_nodes_to_score,
-                            &s->next_start, a, &res, &e) < 0) {
-        *msg = arena_strdup(a, e.msg);
-        goto out;
-    }
-    if (!res.n_feasible) {
-        *msg = engine_fit_error(a, &res);
-        rc = *msg ? 1 : -1;
-        goto out;
-    }
-    best = 0;
-    if (res.n_feasible > 1) {
-        if (evaluate_pod(&st->plans, pod, cl, res.feasible, res.n_feasible,
-                         EVAL_SCORE, a, &scored, &e) < 0) {
-            *msg = arena_strdup(a, e.msg);
-            goto out;
-        }
-        best = engine_select_host(scored.prio.totals, res.n_feasible, &s->rng);
-    }
-    *node = strdup(res.feasible[best]->node->name);
-    rc = *node ? 0 : -1;
-    if (rc)
-        *msg = "out of memory";
-out:
     kube_cache_read_unlock(s->cache);
     return rc;
 }

@@ -40,7 +40,9 @@ int sched_init(struct scheduler *s, const struct sched_options *o,
     s->cache = cache;
     s->client = client;
     s->eclient = eclient ? eclient : client;
-    s->rng = o->seed ? o->seed : (uint64_t)time(NULL) ^ (uint64_t)clock();
+    engine_placer_init(&s->placer, o->percentage_of_nodes_to_score,
+                       o->seed ? o->seed
+                               : (uint64_t)time(NULL) ^ (uint64_t)clock());
     sched_queue_init(&s->q, sched_pod_release);
     if (o->initial_backoff > 0)
         s->q.initial_backoff = o->initial_backoff;
@@ -152,8 +154,7 @@ void sched_destroy(struct scheduler *s)
     for (i = 0; i < s->sig_slots; i++)
         free(s->sigs[i].name);
     free(s->sigs);
-    free(s->node_buf);
-    free(s->node_idx);
+    engine_placer_free(&s->placer);
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->cond);
     pthread_mutex_destroy(&s->bind_lock);

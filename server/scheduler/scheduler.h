@@ -16,9 +16,10 @@
  *
  * The parts, one concept each: sched_sink.c (watch events to queue moves),
  * sched_pod.c, sched_signature.c, sched_queue.c, sched_loop.c (the
- * scheduling thread), sched_cycle.c (scheduleOne), sched_nodes_to_score.c,
- * sched_bind.c (binders), sched_fail.c (recordSchedulingFailure),
- * sched_events.c, sched_metrics.c; scheduler.c ties their life cycles.
+ * scheduling thread), sched_cycle.c (scheduleOne, deciding through
+ * engine/engine_place.c), sched_bind.c (binders), sched_fail.c
+ * (recordSchedulingFailure), sched_events.c, sched_metrics.c; scheduler.c ties
+ * their life cycles.
  */
 #ifndef SERVER_SCHEDULER_SCHEDULER_H
 #define SERVER_SCHEDULER_SCHEDULER_H
@@ -32,6 +33,7 @@
 #include "kube/client/cache.h"
 #include "kube/client/client.h"
 #include "kube/client/informer.h"
+#include "engine/engine_place.h"
 #include "engine/evaluate.h"
 #include "server/common/metrics.h"
 #include "server/scheduler/sched_queue.h"
@@ -43,7 +45,7 @@
 #define SCHED_ASSUMED_TTL          900.0 /* durationToExpireAssumedPod */
 
 /* The message of a node-less cluster (core.ErrNoNodesAvailable). */
-#define SCHED_NO_NODES "no nodes available to schedule pods"
+#define SCHED_NO_NODES ENGINE_NO_NODES
 
 struct sched_options {
     const char *scheduler_name; /* pods with this spec.schedulerName */
@@ -94,11 +96,7 @@ struct scheduler {
     bool stopping;
     atomic_bool active; /* leading (or no leader election) */
     pthread_t thread;
-    uint64_t rng;
-    const struct node_info **node_buf; /* scheduling thread only */
-    size_t *node_idx;                  /* node_tree_list's, likewise */
-    size_t node_cap;
-    size_t next_start; /* nextStartNodeIndex (scheduling thread only) */
+    struct engine_placer placer; /* scheduling thread only */
 
     /* Binder pool. */
     pthread_mutex_t bind_lock;

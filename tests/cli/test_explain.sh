@@ -8,7 +8,7 @@ run "explain --help" 0 "$KPE_BIN" explain --help
 contains "help names every option" out "--cluster FILE"
 run "explain without --pod" 2 "$KPE_BIN" explain --policy "$D/policy.json" \
     --cluster "$D/cluster.json"
-contains "missing options are named" err "--policy, --cluster and --pod"
+contains "missing options are named" err "--policy and --pod (or --all-pending) are required"
 run "explain with a bad --output" 2 "$KPE_BIN" explain --output yaml
 contains "bad --output is quoted" err '"yaml"'
 run "explain with a missing cluster file" 1 "$KPE_BIN" explain \
@@ -41,8 +41,9 @@ done
 run "explain JSON keeps the contract's shape" 0 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert set(d) == {"pod", "semantics", "nodes", "summary", "selected"}, d.keys()
+assert set(d) == {"pod", "semantics", "nodes", "summary", "selected", "event", "agree"}, d.keys()
 assert d["semantics"] == "1.22"
+assert d["event"] is None and d["agree"] is None  # no API server to ask
 assert d["summary"] is None
 assert d["pod"] == "default/high-comm" and d["selected"] in ("rdma-1", "rdma-2")
 for n in d["nodes"]:

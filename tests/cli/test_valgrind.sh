@@ -95,6 +95,23 @@ printf 'kind: Policy\npredicates:\n- name: A\n  argument\n    x: 1\n' >"$T_TMP/b
 vg_run "check a broken YAML policy" 1 check "$T_TMP/bad.yaml"
 contains "the YAML error is named" err "could not find expected ':'"
 
+# ---- simulate, diff, explain --all-pending (issue 24) ----------------
+vg_run "simulate --until-unschedulable --report" 0 simulate \
+    --policy "$D/policy.json" --cluster "$D/cluster.json" \
+    --pod "$D/pods/web.json" --until-unschedulable --max-replicas 40 \
+    --report "$T_TMP/sim.html"
+"$KPE_BIN" convert "$D/policy.json" --to kubeschedulerconfiguration \
+    >"$T_TMP/ksc.yaml"
+"$KPE_BIN" convert "$D/policy.json" --to extender-policy >"$T_TMP/xp.json"
+vg_run "diff against the KubeSchedulerConfiguration --replay --report" 0 \
+    diff --policy "$D/policy.json" --config "$T_TMP/ksc.yaml" \
+    --extender-policy "$T_TMP/xp.json" --cluster "$D/cluster.json" --replay \
+    --report "$T_TMP/diff.html"
+vg_run "diff of a refused profile" 1 diff --policy "$D/policy.json" \
+    --config "$T_TMP/ksc.yaml" --cluster "$D/cluster.json"
+vg_run "explain --all-pending" 0 explain --policy "$D/policy.json" \
+    --cluster "$D/cluster.json" --all-pending --output json
+
 # ---- request bodies --------------------------------------------------
 python3 - "$D" "$T_TMP" <<'PY'
 import json, sys

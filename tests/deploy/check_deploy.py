@@ -1083,6 +1083,8 @@ def check_install(ctx):
         return
     root = ctx.install_root
     want = {"usr/local/bin/kube-policy-extender": 0o755,
+            # kubectl's plugin: a link to the binary (issue 24)
+            "usr/local/bin/kubectl-policy": 0o755,
             "usr/local/share/kube-policy-extender/policy.json": 0o644,
             "usr/local/share/kube-policy-extender/extender-policy.json": 0o644,
             "usr/local/share/kube-policy-extender/config.ini": 0o644,

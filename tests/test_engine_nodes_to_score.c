@@ -1,5 +1,5 @@
 /*
- * test_sched_nodes_to_score.c: percentageOfNodesToScore in the standalone
+ * test_engine_nodes_to_score.c: percentageOfNodesToScore in the standalone
  * scheduler, after kube-scheduler v1.22's generic_scheduler.go: how many
  * feasible nodes end the search (numFeasibleNodesToFind) and the search
  * itself (findNodesThatPassFilters), which starts where the previous pod
@@ -15,7 +15,7 @@
 
 #include "policy/policy.h"
 #include "engine/engine_fit_error.h"
-#include "server/scheduler/sched_nodes_to_score.h"
+#include "engine/engine_nodes_to_score.h"
 #include "server/scheduler/scheduler.h"
 #include "tests/support/pred_fixtures.h"
 
@@ -58,8 +58,8 @@ static void num_feasible_nodes_to_find_should_follow_v1_22(void **state)
 
     (void)state;
     for (i = 0; i < sizeof(num_cases) / sizeof(num_cases[0]); i++) {
-        size_t got = sched_num_feasible_nodes_to_find(num_cases[i].percentage,
-                                                      num_cases[i].n_all);
+        size_t got = engine_num_feasible_nodes_to_find(num_cases[i].percentage,
+                                                       num_cases[i].n_all);
 
         if (got != num_cases[i].want)
             fail_msg("%s: got %zu, want %zu", num_cases[i].name, got,
@@ -138,10 +138,10 @@ static void find(struct fixture *f, const char *pod_json, int percentage,
 {
     struct err e = { "" };
 
-    if (sched_find_feasible(&f->plans.pred, fx_pod(&f->a, pod_json), &f->fc.c,
-                            f->nodes, f->n, percentage, next, &f->a, out,
-                            &e) < 0)
-        fail_msg("sched_find_feasible: %s", e.msg);
+    if (engine_find_feasible(&f->plans.pred, fx_pod(&f->a, pod_json), &f->fc.c,
+                             f->nodes, f->n, percentage, next, &f->a, out,
+                             &e) < 0)
+        fail_msg("engine_find_feasible: %s", e.msg);
 }
 
 /* TestFairEvaluationForNodes (v1.22 generic_scheduler_test.go): 500
@@ -154,7 +154,7 @@ static void find_feasible_should_rotate_fairly_over_all_nodes(void **state)
 
     (void)state;
     fixture_up(&f, 500, NULL);
-    to_find = sched_num_feasible_nodes_to_find(30, f.n);
+    to_find = engine_num_feasible_nodes_to_find(30, f.n);
     assert_int_equal(to_find, 150);
     for (i = 0; i < 2 * (f.n / to_find + 1); i++) {
         struct eval_result r;

@@ -91,8 +91,8 @@ static void nominated_node_should_be_preferred_as_v122(void **state)
                         "node-a");
 }
 
-static void nominated_node_that_does_not_fit_should_not_stop_the_search(
-    void **state)
+static void
+nominated_node_that_does_not_fit_should_not_stop_the_search(void **state)
 {
     size_t next;
 
@@ -100,8 +100,7 @@ static void nominated_node_that_does_not_fit_should_not_stop_the_search(
     /* 3 cpus do not fit beside busy's 2 on node-b; node-a takes them */
     assert_string_equal(place(KPE_SEM_1_22, POD("node-b", "3"), &next),
                         "node-a");
-    assert_string_equal(place(KPE_SEM_1_22, POD("gone", "1"), &next),
-                        "node-a");
+    assert_string_equal(place(KPE_SEM_1_22, POD("gone", "1"), &next), "node-a");
 }
 
 int main(void)

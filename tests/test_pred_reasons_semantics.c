@@ -15,7 +15,9 @@
 #include "policy/policy.h"
 #include "tests/support/pred_fixtures.h"
 
-#define NODE "{\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\",\"labels\":{\"zone\":\"a\"}}}"
+#define NODE                                                                   \
+    "{\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\",\"labels\":{\"zone\":"   \
+    "\"a\"}}}"
 
 struct reason_case {
     const char *plugin;

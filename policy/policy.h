@@ -42,8 +42,8 @@ struct policy_load_opts {
     unsigned compat;              /* POLICY_COMPAT_* */
     unsigned gates;               /* POLICY_GATE_*: gates turned off */
     enum policy_format format;    /* how to read the file */
-    enum kpe_semantics semantics; /* --semantics (0: 1.22) */
     FILE *warnings;               /* also print warnings here; NULL: don't */
+    enum kpe_semantics semantics; /* --semantics (0: 1.22) */
 };
 
 /* Why an entry is in the resolved policy. */

@@ -12,6 +12,7 @@
 #include "engine/engine_fit_error.h"
 #include "engine/engine_nodes_to_score.h"
 #include "engine/engine_select.h"
+#include "policy/policy.h"
 
 void engine_placer_init(struct engine_placer *pl, int percentage, uint64_t seed)
 {
@@ -59,6 +60,41 @@ static int node_list(struct engine_placer *pl, const struct cluster *cl)
     return 0;
 }
 
+/*
+ * PreferNominatedNode (beta, on in v1.22, #102201; alpha, off in v1.21,
+ * absent in v1.20: docs/VERSION-SEMANTICS.md D12): findNodesThatFitPod
+ * first runs the pod's nominated node alone through the filters
+ * (evaluateNominatedNode); when it fits it is the only feasible node. An
+ * error or a missing node is only logged upstream, so the search goes
+ * on. findNodesThatPassFilters over a one-node list leaves
+ * nextStartNodeIndex at (i + processed) % 1 = 0. Returns the node, or
+ * NULL to search as usual.
+ */
+static const struct node_info *
+nominated(struct engine_placer *pl, const struct eval_plans *plans,
+          const struct kube_pod *pod, const struct cluster *cl, struct arena *a,
+          struct eval_result *filtered)
+{
+    const struct policy *p = plans->pred.policy;
+    const struct node_info *nn;
+    struct eval_result one;
+    struct err e = { "" };
+
+    if (!p || p->semantics < KPE_SEM_1_22 || !pod->nominated_node_name ||
+        !*pod->nominated_node_name)
+        return NULL;
+    nn = cluster_node(cl, pod->nominated_node_name);
+    if (!nn)
+        return NULL;
+    pl->next_start = 0;
+    if (eval_filter(&plans->pred, pod, cl, &nn, 1, 0, 1, a, &one, NULL, &e) <
+            0 ||
+        one.n_feasible != 1)
+        return NULL;
+    *filtered = one;
+    return nn;
+}
+
 int engine_place(struct engine_placer *pl, const struct eval_plans *plans,
                  const struct kube_pod *pod, const struct cluster *cl,
                  struct arena *a, struct eval_result *filtered,
@@ -86,6 +122,9 @@ int engine_place(struct engine_placer *pl, const struct eval_plans *plans,
                "cluster";
         return -1;
     }
+    *node = nominated(pl, plans, pod, cl, a, filtered);
+    if (*node)
+        return 0;
     if (engine_find_feasible(&plans->pred, pod, cl, pl->node_buf, cl->n_nodes,
                              pl->percentage, &pl->next_start, pl->cache, a,
                              filtered, &e) < 0) {

@@ -111,6 +111,7 @@ static int load_policy(struct app *app, struct policy **out, struct err *e)
 
     o.compat = app->compat;
     o.gates = app->gates;
+    o.semantics = app->semantics;
     o.format = POLICY_FORMAT_AUTO;
     return policy_load_file(app->policy_path, &o, out, e);
 }

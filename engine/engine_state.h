@@ -43,8 +43,9 @@ struct app {
     const char *policy_path;
     const char *const *cluster_paths;
     size_t n_cluster_paths;
-    unsigned compat; /* POLICY_COMPAT_* */
-    unsigned gates;  /* POLICY_GATE_* */
+    unsigned compat;              /* POLICY_COMPAT_* */
+    unsigned gates;               /* POLICY_GATE_* */
+    enum kpe_semantics semantics; /* --semantics */
 };
 
 /* Set up an empty app (no state yet). Paths must outlive the app. */

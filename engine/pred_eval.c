@@ -123,6 +123,7 @@ int pred_eval_begin(struct pred_eval *ev, const struct pred_plan *plan,
     if (plan->policy) {
         ev->cy.ignored_resources = plan->policy->ignored_resources;
         ev->cy.n_ignored_resources = plan->policy->n_ignored_resources;
+        ev->cy.semantics = plan->policy->semantics;
     }
     ev->cy.pod = pod;
     ev->cy.cluster = c;

@@ -183,6 +183,8 @@ int prio_eval_cached(const struct prio_plan *plan, const struct kube_pod *pod,
         prescore_cache_clear(pc);
         pc->plan = plan;
     }
+    if (plan->policy)
+        cy.semantics = plan->policy->semantics;
     for (s = 0; s < plan->n_steps; s++) {
         int64_t *sc = &out->scores[s * n];
         int64_t w = plan->steps[s].prio->weight;

@@ -372,6 +372,7 @@ int policy_load_buffer(const char *name, const char *buf, size_t len,
     arena_init(&p->arena, 0);
     p->compat = opts->compat;
     p->gates = opts->gates;
+    p->semantics = opts->semantics;
     p->source = arena_strdup(&p->arena, name);
     rc = pick_format(opts, buf, len, &format, e);
     ini = format == POLICY_FORMAT_INI;

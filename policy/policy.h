@@ -5,8 +5,9 @@
  * nothing behind, so a server can keep the running policy.
  *
  * Errors: "FILE: LOCATION: what; did you mean ...". LOCATION is the JSON
- * path (predicates[3].name) or the INI line (policy.ini:12). Warnings
- * (unknown JSON keys, ignored arguments) never fail a load: they are kept
+ * path (predicates[3].name) or the INI line (policy.ini:12); an unknown
+ * key is one (the strict decoder of v1.20-v1.22). Warnings (ignored
+ * arguments, extra YAML documents) never fail a load: they are kept
  * in policy->warnings and written to opts->warnings when that is set.
  */
 #ifndef POLICY_POLICY_H
@@ -19,6 +20,7 @@
 
 #include "kube/base/arena.h"
 #include "kube/base/err.h"
+#include "framework/semantics.h"
 #include "policy/policy_doc.h"
 #include "predicates/predicates.h"
 #include "priorities/priorities.h"
@@ -37,10 +39,11 @@ enum policy_format {
 #define POLICY_GATE_DEFAULT_POD_TOPOLOGY_SPREAD_OFF 0x1u
 
 struct policy_load_opts {
-    unsigned compat;           /* POLICY_COMPAT_* */
-    unsigned gates;            /* POLICY_GATE_*: gates turned off */
-    enum policy_format format; /* how to read the file */
-    FILE *warnings;            /* also print warnings here; NULL: don't */
+    unsigned compat;              /* POLICY_COMPAT_* */
+    unsigned gates;               /* POLICY_GATE_*: gates turned off */
+    enum policy_format format;    /* how to read the file */
+    FILE *warnings;               /* also print warnings here; NULL: don't */
+    enum kpe_semantics semantics; /* --semantics (0: 1.22) */
 };
 
 /* Why an entry is in the resolved policy. */
@@ -83,11 +86,12 @@ struct policy_prio_entry_ref {
 };
 
 struct policy {
-    struct arena arena;    /* owns everything below */
-    const char *source;    /* file name as given */
-    unsigned compat;       /* POLICY_COMPAT_* it was loaded with */
-    unsigned gates;        /* POLICY_GATE_* it was loaded with */
-    struct policy_doc doc; /* the document as written */
+    struct arena arena;           /* owns everything below */
+    const char *source;           /* file name as given */
+    unsigned compat;              /* POLICY_COMPAT_* it was loaded with */
+    unsigned gates;               /* POLICY_GATE_* it was loaded with */
+    enum kpe_semantics semantics; /* the release it is evaluated as */
+    struct policy_doc doc;        /* the document as written */
     struct policy_pred *preds;
     size_t n_preds;
     struct policy_prio *prios; /* in v1.22 score-plugin order */

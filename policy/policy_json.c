@@ -2,7 +2,11 @@
  * policy_json.c: the legacy Policy JSON, read as kube-scheduler v1.22
  * decodes it (staging/.../kube-scheduler/config/v1/types.go): keys are
  * case-sensitive except inside extenders[] (Go's encoding/json there),
- * null means "not set", unknown keys are ignored (we warn). A key given
+ * null means "not set", an unknown key fails the load as v1.20-v1.22's
+ * strict decoder refuses it ("strict decoder error for ...:
+ * v1.Policy.ReadObject: found unknown field: X", serializer.EnableStrict
+ * in apis/config/scheme; docs/VERSION-SEMANTICS.md "Policy decoding"),
+ * whatever --semantics says. A key given
  * twice in one object fails the load, as v1.20-v1.22's strict decoder
  * refuses the file ("key \"x\" already set in map"; checked on a real
  * v1.20.2); keys that differ only in case inside extenders[] do not (the
@@ -154,23 +158,25 @@ static int get_strlist(struct jctx *c, const cJSON *v, const char *path,
     return 0;
 }
 
-/* An unknown key: a warning naming the closest of the known keys. */
-static void warn_unknown(struct jctx *c, const char *path, const char *key,
-                         const char *const *keys, size_t n)
+/* An unknown key: the strict decoder's error, with the closest known key. */
+static int refuse_unknown(struct jctx *c, const char *path, const char *key,
+                          const char *const *keys, size_t n)
 {
     const char *sug = policy_suggest(key, keys, n);
     char q[96];
 
-    policy_warn(c->p, "%s: unknown field %s ignored (v1.22 ignores it)%s%s%s",
-                jpath(c, path, key), err_quote(q, sizeof(q), key, 60),
-                sug ? "; did you mean \"" : "", sug ? sug : "",
-                sug ? "\"?" : "");
+    return err_set(c->e,
+                   "%s: unknown field %s (kube-scheduler's strict decoder "
+                   "refuses the Policy: found unknown field: %s)%s%s%s",
+                   jpath(c, path, key), err_quote(q, sizeof(q), key, 60), key,
+                   sug ? "; did you mean \"" : "", sug ? sug : "",
+                   sug ? "\"?" : "");
 }
 
 /*
  * Decode an object through a field table. fold: match keys
  * case-insensitively (exact match first), as Go's encoding/json does.
- * Unknown keys become warnings naming the closest known key.
+ * An unknown key fails, naming the closest known key.
  */
 static int decode_object(struct jctx *c, const cJSON *obj, const char *path,
                          const struct jfield *f, size_t nf, bool fold,
@@ -204,7 +210,7 @@ static int decode_object(struct jctx *c, const cJSON *obj, const char *path,
 
             for (i = 0; i < nf && i < 32; i++)
                 keys[i] = f[i].key;
-            warn_unknown(c, path, it->string, keys, i);
+            return refuse_unknown(c, path, it->string, keys, i);
         }
     }
     return 0;
@@ -344,7 +350,7 @@ static int decode_value(struct jctx *c, const cJSON *obj, const char *path,
         }
         for (i = 0; i < s->n_fields && i < 32; i++)
             keys[i] = s->fields[i].name;
-        warn_unknown(c, path, it->string, keys, i);
+        return refuse_unknown(c, path, it->string, keys, i);
     }
     return 0;
 }
@@ -372,8 +378,7 @@ static int decode_args(struct jctx *c, const cJSON *obj, const char *path,
         if (i == n) {
             for (i = 0; i < n; i++)
                 keys[i] = schemas[i]->key;
-            warn_unknown(c, path, it->string, keys, n);
-            continue;
+            return refuse_unknown(c, path, it->string, keys, n);
         }
         if (cJSON_IsNull(it))
             continue; /* a nil pointer in v1.22: not given */

@@ -160,13 +160,16 @@ static void text_out(struct strbuf *b, const struct policy *p)
 {
     size_t i;
 
-    strbuf_printf(b, "Policy %s: valid (%s, apiVersion %s, compat %s)\n",
+    strbuf_printf(b,
+                  "Policy %s: valid (%s, apiVersion %s, compat %s, "
+                  "semantics %s)\n",
                   p->source,
                   p->doc.ini    ? "INI"
                   : p->doc.yaml ? "YAML"
                                 : "JSON",
                   p->doc.api_version ? p->doc.api_version : "v1",
-                  (p->compat & POLICY_COMPAT_LEGACY) ? "legacy" : "none");
+                  (p->compat & POLICY_COMPAT_LEGACY) ? "legacy" : "none",
+                  kpe_semantics_name(p->semantics));
     strbuf_printf(b, "\nPredicates, in run order (%s):\n",
                   p->doc.predicates_mode == POLICY_LIST_DEFAULT
                       ? "\"predicates\" absent: the v1.22 default set"
@@ -273,12 +276,14 @@ static void json_out(struct strbuf *b, const struct policy *p)
     strbuf_printf(
         b,
         ",\n  \"valid\": true,\n  \"format\": \"%s\",\n"
-        "  \"compat\": \"%s\",\n  \"predicatesMode\": \"%s\",\n"
+        "  \"compat\": \"%s\",\n  \"semantics\": \"%s\",\n  "
+        "\"predicatesMode\": \"%s\",\n"
         "  \"prioritiesMode\": \"%s\",\n  \"predicates\": [",
         p->doc.ini    ? "ini"
         : p->doc.yaml ? "yaml"
                       : "json",
         (p->compat & POLICY_COMPAT_LEGACY) ? "legacy" : "none",
+        kpe_semantics_name(p->semantics),
         p->doc.predicates_mode == POLICY_LIST_DEFAULT ? "default" : "listed",
         p->doc.priorities_mode == POLICY_LIST_DEFAULT ? "default" : "listed");
     for (i = 0; i < p->n_preds; i++) {

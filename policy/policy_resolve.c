@@ -71,6 +71,19 @@ static bool row_allowed(struct rctx *c, unsigned legacy_flag, unsigned flags)
     return !(flags & legacy_flag) || (c->p->compat & POLICY_COMPAT_LEGACY);
 }
 
+/*
+ * The legacy registry's texts for a name it lacks: v1.20.2's klog.Fatalf
+ * ("Invalid configuration: Predicate type not found for"), returned
+ * errors in lower case from v1.21 (#99671) (docs/VERSION-SEMANTICS.md D9).
+ */
+static const char *not_found_text(const struct rctx *c, bool pred)
+{
+    if (c->p->semantics < KPE_SEM_1_21)
+        return pred ? "Invalid configuration: Predicate type not found"
+                    : "Invalid configuration: Priority type not found";
+    return pred ? "predicate type not found" : "priority type not found";
+}
+
 /* "predicate type not found" with a hint and a suggestion. */
 static int pred_not_found(struct rctx *c, const struct policy_pred_entry *pe,
                           const char *name)
@@ -80,13 +93,13 @@ static int pred_not_found(struct rctx *c, const struct policy_pred_entry *pe,
 
     if (d && (d->flags & PRED_LEGACY))
         return err_set(c->e,
-                       "%s: predicate type not found for \"%s\" (v1.22 "
+                       "%s: %s for \"%s\" (v1.22 "
                        "dropped it; load with `--compat legacy` to "
                        "accept policies written for older clusters)",
-                       at(c, &pe->loc, "name"), name);
+                       at(c, &pe->loc, "name"), not_found_text(c, true), name);
     sug = policy_suggest_predicate(name, c->p->compat);
-    return err_set(c->e, "%s: predicate type not found for \"%s\"%s%s%s",
-                   at(c, &pe->loc, "name"), name,
+    return err_set(c->e, "%s: %s for \"%s\"%s%s%s", at(c, &pe->loc, "name"),
+                   not_found_text(c, true), name,
                    sug ? "; did you mean \"" : "", sug ? sug : "",
                    sug ? "\"?" : "");
 }
@@ -102,6 +115,11 @@ static int resolve_pred_entry(struct rctx *c,
 
     if (pe->has_argument) {
         n_args = (int)pe->arg.n;
+        if (n_args != 1 && c->p->semantics < KPE_SEM_1_21)
+            return err_set(c->e,
+                           "%s: Exactly 1 predicate argument is required, "
+                           "numArgs: %d, Predicate: %s",
+                           at(c, &pe->loc, "argument"), n_args, name);
         if (n_args != 1)
             return err_set(c->e,
                            "%s: exactly 1 predicate argument is required, "
@@ -184,18 +202,18 @@ static int prio_not_found(struct rctx *c, const struct policy_prio_entry *pe,
 
     if (d && (d->flags & PRIO_LEGACY))
         return err_set(c->e,
-                       "%s: priority type not found for \"%s\" (v1.22 "
+                       "%s: %s for \"%s\" (v1.22 "
                        "dropped it; load with `--compat legacy` to "
                        "accept policies written for older clusters)",
-                       at(c, &pe->loc, "name"), name);
+                       at(c, &pe->loc, "name"), not_found_text(c, false), name);
     if (!strcmp(name, PRIO_NAME_RTCR_POLICY))
         return err_set(c->e,
-                       "%s: priority type not found for \"%s\" (it needs a "
+                       "%s: %s for \"%s\" (it needs a "
                        "requestedToCapacityRatioArguments argument)",
-                       at(c, &pe->loc, "name"), name);
+                       at(c, &pe->loc, "name"), not_found_text(c, false), name);
     sug = policy_suggest_priority(name, c->p->compat);
-    return err_set(c->e, "%s: priority type not found for \"%s\"%s%s%s",
-                   at(c, &pe->loc, "name"), name,
+    return err_set(c->e, "%s: %s for \"%s\"%s%s%s", at(c, &pe->loc, "name"),
+                   not_found_text(c, false), name,
                    sug ? "; did you mean \"" : "", sug ? sug : "",
                    sug ? "\"?" : "");
 }
@@ -229,6 +247,11 @@ static int resolve_prio_entry(struct rctx *c, size_t idx)
         return 0; /* v1.22 skips it before resolution */
     if (pe->has_argument) {
         n_args = (int)pe->arg.n;
+        if (n_args != 1 && c->p->semantics < KPE_SEM_1_21)
+            return err_set(c->e,
+                           "%s: Exactly 1 priority argument is required, "
+                           "numArgs: %d, Priority: %s",
+                           at(c, &pe->loc, "argument"), n_args, name);
         if (n_args != 1)
             return err_set(c->e,
                            "%s: exactly 1 priority argument is required, "

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "framework/semantics.h"
 #include "kube/base/arena.h"
 #include "kube/cluster/cluster.h"
 #include "kube/model/types.h"
@@ -67,6 +68,8 @@ struct pred_cycle {
     struct arena *arena; /* per-request scratch, freed with the request */
     /* kube_pod_request(pod), computed once */
     struct kube_resources pod_request;
+    /* the release evaluated as (the policy's --semantics) */
+    enum kpe_semantics semantics;
 };
 
 /*

@@ -186,22 +186,30 @@ enum pred_code pred_inter_pod_affinity_filter(const struct pred_cycle *cy,
                                               struct pred_result *r)
 {
     const struct ipa_state *s = state;
+    /*
+     * v1.20.2's ErrReasonAffinityNotMatch has no " rules"; the PR that
+     * added it is not identified and v1.21 is kept on the old text
+     * (docs/VERSION-SEMANTICS.md D8, Q3).
+     */
+    const char *generic =
+        cy->semantics < KPE_SEM_1_22
+            ? "node(s) didn't match pod affinity/anti-affinity"
+            : PRED_REASON_AFFINITY_NOT_MATCH;
 
-    (void)cy;
     (void)args;
     if (!s)
         return pred_fail(r, PRED_ERROR, NO_STATE);
     if (!affinity_ok(s, ni->node)) {
-        pred_fail(r, PRED_UNFIT_UNRESOLVABLE, PRED_REASON_AFFINITY_NOT_MATCH);
+        pred_fail(r, PRED_UNFIT_UNRESOLVABLE, generic);
         return pred_fail(r, PRED_UNFIT_UNRESOLVABLE,
                          PRED_REASON_AFFINITY_RULES);
     }
     if (!anti_affinity_ok(s, ni->node)) {
-        pred_fail(r, PRED_UNFIT, PRED_REASON_AFFINITY_NOT_MATCH);
+        pred_fail(r, PRED_UNFIT, generic);
         return pred_fail(r, PRED_UNFIT, PRED_REASON_ANTI_AFFINITY_RULES);
     }
     if (!existing_anti_affinity_ok(s, ni->node)) {
-        pred_fail(r, PRED_UNFIT, PRED_REASON_AFFINITY_NOT_MATCH);
+        pred_fail(r, PRED_UNFIT, generic);
         return pred_fail(r, PRED_UNFIT, PRED_REASON_EXISTING_ANTI_AFFINITY);
     }
     return PRED_FIT;

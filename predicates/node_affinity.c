@@ -18,6 +18,12 @@
  * of its terms matching (terms ORed; empty or unparseable terms match
  * nothing). Failure is UnschedulableAndUnresolvable.
  */
+/*
+ * v1.20.2's ErrReasonPod; "/selector" was added by #97521 (v1.21.0)
+ * (docs/VERSION-SEMANTICS.md D8).
+ */
+#define REASON_V120 "node(s) didn't match Pod's node affinity"
+
 enum pred_code pred_node_affinity_filter(const struct pred_cycle *cy,
                                          const void *args, const void *state,
                                          const struct node_info *ni,
@@ -33,12 +39,14 @@ enum pred_code pred_node_affinity_filter(const struct pred_cycle *cy,
         return pred_fail(r, PRED_ERROR, "node not found");
     node = ni->node;
     required = pod->affinity.node_required;
-    if (pod->node_selector.n &&
-        !kube_labels_contain(&node->labels, &pod->node_selector))
-        return pred_fail(r, PRED_UNFIT_UNRESOLVABLE, PRED_REASON_NODE_AFFINITY);
-    if (required &&
-        !kube_node_selector_matches(required, &node->labels, node->name))
-        return pred_fail(r, PRED_UNFIT_UNRESOLVABLE, PRED_REASON_NODE_AFFINITY);
+    if ((pod->node_selector.n &&
+         !kube_labels_contain(&node->labels, &pod->node_selector)) ||
+        (required &&
+         !kube_node_selector_matches(required, &node->labels, node->name)))
+        return pred_fail(r, PRED_UNFIT_UNRESOLVABLE,
+                         cy->semantics < KPE_SEM_1_21
+                             ? REASON_V120
+                             : PRED_REASON_NODE_AFFINITY);
     return PRED_FIT;
 }
 

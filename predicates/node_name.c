@@ -11,6 +11,12 @@
 
 #define PRED_NAME_HOST_NAME "HostName"
 
+/*
+ * v1.20.2's ErrReason; "node name" replaced "hostname" in #97454 (v1.21.0)
+ * (docs/VERSION-SEMANTICS.md D8).
+ */
+#define REASON_V120 "node(s) didn't match the requested hostname"
+
 enum pred_code pred_node_name_filter(const struct pred_cycle *cy,
                                      const void *args, const void *state,
                                      const struct node_info *ni,
@@ -22,7 +28,9 @@ enum pred_code pred_node_name_filter(const struct pred_cycle *cy,
     (void)state;
     if (!want || !*want || !strcmp(want, ni->node->name))
         return PRED_FIT;
-    return pred_fail(r, PRED_UNFIT_UNRESOLVABLE, PRED_REASON_NODE_NAME);
+    return pred_fail(r, PRED_UNFIT_UNRESOLVABLE,
+                     cy->semantics < KPE_SEM_1_21 ? REASON_V120
+                                                  : PRED_REASON_NODE_NAME);
 }
 
 const struct pred_plugin pred_plugin_node_name = {

@@ -37,7 +37,7 @@ static enum pred_code check_claims(struct pred_cycle *cy, bool *has,
     *has = false;
     for (i = 0; i < pod->n_volumes; i++) {
         const struct kube_volume *v = &pod->volumes[i];
-        const char *name = pred_vol_claim_name(v);
+        const char *name = pred_vol_claim_name(v, cy->semantics);
         const struct kube_persistent_volume_claim *c;
 
         if (!name)
@@ -109,7 +109,7 @@ static enum pred_code split_claims(struct pred_cycle *cy, struct vb_state *st,
     if (!st->bound || !st->delay)
         return pred_fail(r, PRED_ERROR, "out of memory");
     for (i = 0; i < pod->n_volumes; i++) {
-        const char *name = pred_vol_claim_name(&pod->volumes[i]);
+        const char *name = pred_vol_claim_name(&pod->volumes[i], cy->semantics);
         const struct kube_persistent_volume_claim *c;
         int delay;
 

@@ -61,7 +61,8 @@ static const char *claim_id(const struct pred_cycle *cy,
                             const struct kube_volume *v, bool new_pod,
                             struct pred_result *r)
 {
-    const char *name = pred_vol_claim_name(v), *ns = pod->namespace;
+    const char *name = pred_vol_claim_name(v, cy->semantics),
+               *ns = pod->namespace;
     const struct kube_persistent_volume_claim *pvc;
     const struct kube_persistent_volume *pv;
 
@@ -102,7 +103,7 @@ static enum pred_code collect(const struct pred_cycle *cy,
 
         if (v->kind == p->kind)
             id = v->id;
-        else if (pred_vol_claim_name(v))
+        else if (pred_vol_claim_name(v, cy->semantics))
             id = claim_id(cy, p, pod, v, new_pod, r);
         if (r->code == PRED_ERROR)
             return PRED_ERROR;

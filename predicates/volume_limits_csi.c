@@ -82,7 +82,8 @@ static enum pred_code collect(const struct csi_ctx *x,
 
     for (i = 0; i < pod->n_volumes; i++) {
         const struct kube_volume *v = &pod->volumes[i];
-        const char *name = pred_vol_claim_name(v), *ns = pod->namespace;
+        const char *name = pred_vol_claim_name(v, x->cy->semantics),
+                   *ns = pod->namespace;
         const struct kube_persistent_volume_claim *pvc;
         const char *driver, *handle, *uniq, *key;
 

@@ -45,9 +45,14 @@ bool pred_vol_controlled_by(const struct kube_persistent_volume_claim *c,
     return false;
 }
 
-const char *pred_vol_claim_name(const struct kube_volume *v)
+const char *pred_vol_claim_name(const struct kube_volume *v,
+                                enum kpe_semantics sem)
 {
     if (v->kind != KUBE_VOL_PVC && v->kind != KUBE_VOL_EPHEMERAL)
+        return NULL;
+    /* GenericEphemeralVolume: alpha, off in v1.20.2, beta, on from v1.21
+     * (#99643) */
+    if (v->kind == KUBE_VOL_EPHEMERAL && sem < KPE_SEM_1_21)
         return NULL;
     return v->id ? v->id : "";
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "framework/semantics.h"
 #include "kube/base/arena.h"
 #include "kube/model/types.h"
 
@@ -55,9 +56,13 @@ bool pred_vol_controlled_by(const struct kube_persistent_volume_claim *c,
 
 /*
  * The claim a pod volume uses: the PVC claimName ("" possible) or the
- * generic ephemeral "<pod>-<volume>"; NULL for other kinds.
+ * generic ephemeral "<pod>-<volume>"; NULL for other kinds. Evaluated as
+ * 1.20 (sem, D17) a generic ephemeral volume has none: v1.20.2's
+ * GenericEphemeralVolume gate is off, so VolumeBinding skips the volume,
+ * and its volume-limit plugins have no ephemeral support at all.
  */
-const char *pred_vol_claim_name(const struct kube_volume *v);
+const char *pred_vol_claim_name(const struct kube_volume *v,
+                                enum kpe_semantics sem);
 
 /*
  * The feature gates v1.22 consults for CSI migration. Defaults are v1.22's

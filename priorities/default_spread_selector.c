@@ -119,8 +119,102 @@ owner_requirements(const struct kube_objects *o, const struct kube_pod *pod,
     return w->selector;
 }
 
+/*
+ * v1.20.2 GetPodControllers: with pod labels, every RC of the namespace
+ * whose non-empty selector map the labels contain, merged into m.
+ */
+static int merge_lister_rcs(const struct kube_objects *o,
+                            const struct kube_pod *pod, struct arena *a,
+                            struct merged *m)
+{
+    size_t i;
+
+    if (!pod->labels.n)
+        return 0;
+    for (i = 0; i < o->n_rcs; i++) {
+        const struct kube_replication_controller *rc = o->rcs[i];
+
+        if (!same(rc->namespace, pod->namespace) || !rc->selector.n ||
+            !kube_labels_contain(&pod->labels, &rc->selector))
+            continue;
+        if (merge_map(a, m, &rc->selector) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/*
+ * v1.20.2 GetPodReplicaSets / GetPodStatefulSets: with pod labels, the
+ * workloads of the namespace whose selector matches them (a nil selector
+ * matches nothing, an empty one is skipped), none at all when any
+ * selector of the namespace is invalid (the lister's error). Appends their
+ * requirements to out (room for them all is the caller's).
+ */
+static void add_lister_workloads(struct kube_workload *const *v, size_t n,
+                                 const struct kube_pod *pod,
+                                 struct kube_label_selector *out)
+{
+    size_t i, k;
+
+    if (!pod->labels.n)
+        return;
+    for (i = 0; i < n; i++) {
+        if (same(v[i]->namespace, pod->namespace) && v[i]->selector &&
+            v[i]->selector->invalid)
+            return;
+    }
+    for (i = 0; i < n; i++) {
+        const struct kube_label_selector *s = v[i]->selector;
+
+        if (!same(v[i]->namespace, pod->namespace) || !s || !s->n_reqs ||
+            !kube_label_selector_matches(s, &pod->labels))
+            continue;
+        for (k = 0; k < s->n_reqs; k++)
+            out->reqs[out->n_reqs++] = s->reqs[k];
+    }
+}
+
+static size_t workload_reqs(struct kube_workload *const *v, size_t n)
+{
+    size_t i, sum = 0;
+
+    for (i = 0; i < n; i++)
+        sum += v[i]->selector ? v[i]->selector->n_reqs : 0;
+    return sum;
+}
+
+/* helper.DefaultSelector of v1.20.2 and v1.21 (before #102236). */
+static int lister_selector(const struct kube_objects *o,
+                           const struct kube_pod *pod, struct arena *a,
+                           struct merged *m, struct kube_label_selector *out)
+{
+    size_t i;
+
+    if (merge_lister_rcs(o, pod, a, m) < 0)
+        return -1;
+    out->reqs = arena_calloc(
+        a,
+        m->n + workload_reqs(o->replica_sets, o->n_replica_sets) +
+            workload_reqs(o->stateful_sets, o->n_stateful_sets) + 1,
+        sizeof(*out->reqs));
+    if (!out->reqs)
+        return -1;
+    for (i = 0; i < m->n; i++) {
+        struct kube_requirement *r = &out->reqs[out->n_reqs++];
+
+        r->key = m->items[i].key;
+        r->op = KUBE_OP_IN;
+        r->n_values = 1;
+        r->values = &m->items[i].value;
+    }
+    add_lister_workloads(o->replica_sets, o->n_replica_sets, pod, out);
+    add_lister_workloads(o->stateful_sets, o->n_stateful_sets, pod, out);
+    return 0;
+}
+
 int prio_default_spread_selector(const struct cluster *c,
-                                 const struct kube_pod *pod, struct arena *a,
+                                 const struct kube_pod *pod,
+                                 enum kpe_semantics sem, struct arena *a,
                                  struct kube_label_selector *out)
 {
     const struct kube_objects *o = c->objs;
@@ -135,6 +229,9 @@ int prio_default_spread_selector(const struct cluster *c,
             merge_map(a, &m, &o->services[i]->selector) < 0)
             return -1;
     }
+    /* the owner reference from #102236 (v1.22.0), listers before (D6) */
+    if (sem < KPE_SEM_1_22)
+        return lister_selector(o, pod, a, &m, out);
     if (owner && same(owner->api_version, "v1") &&
         same(owner->kind, "ReplicationController")) {
         const struct kube_replication_controller *rc =

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "framework/semantics.h"
 #include "kube/base/arena.h"
 #include "kube/cluster/cluster.h"
 #include "kube/model/types.h"
@@ -29,10 +30,14 @@ bool prio_service_selects_pod(const struct kube_service *svc,
  * (RC map merged; ReplicaSet/StatefulSet requirements added). A missing
  * controller object, an unknown owner kind or an invalid controller
  * selector adds nothing. out->n_reqs == 0 means the selector is empty.
- * Returns 0, or -1 when the arena is out of memory.
+ * As 1.20 / 1.21 (sem, D6): instead of the controller owner, every RC,
+ * ReplicaSet and StatefulSet of the namespace that selects the pod, as
+ * v1.20.2's client-go listers find them. Returns 0, or -1 when the arena
+ * is out of memory.
  */
 int prio_default_spread_selector(const struct cluster *c,
-                                 const struct kube_pod *pod, struct arena *a,
+                                 const struct kube_pod *pod,
+                                 enum kpe_semantics sem, struct arena *a,
                                  struct kube_label_selector *out);
 
 /*

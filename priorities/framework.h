@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "framework/semantics.h"
 #include "kube/base/arena.h"
 #include "kube/cluster/cluster.h"
 #include "kube/base/err.h"
@@ -27,6 +28,8 @@ struct prio_cycle {
     struct arena *arena;
     size_t n_nodes;
     const struct node_info *const *nodes; /* F, in request order */
+    /* the release evaluated as (the policy's --semantics) */
+    enum kpe_semantics semantics;
 };
 
 /* PreScore: per-pod state into *state (from cy->arena). 0 or -1 (e). */

@@ -291,6 +291,10 @@ int prio_inter_pod_affinity_normalize(const struct prio_cycle *cy,
     (void)e;
     if (!s->scores.n)
         return 0;
+    /* v1.20.2 starts both at 0, so 0 is always in the range; #98096
+     * (CHANGELOG-1.21 v1.21.0) starts them at the extremes (D7) */
+    if (cy->semantics < KPE_SEM_1_21)
+        min = max = 0;
     for (i = 0; i < cy->n_nodes; i++) {
         if (scores[i] > max)
             max = scores[i];

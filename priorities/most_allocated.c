@@ -23,6 +23,18 @@ static int64_t most_requested(int64_t requested, int64_t allocatable)
 }
 
 /*
+ * v1.20.2's mostRequestedScore: an over-committed resource scores 0. The
+ * cap came with #102925 (CHANGELOG-1.22 v1.22.0; cherry-picked to v1.21.3
+ * and not reverted there, so --semantics 1.21 caps).
+ */
+static int64_t most_requested_v120(int64_t requested, int64_t allocatable)
+{
+    if (allocatable == 0 || requested > allocatable)
+        return 0;
+    return prio_div64(prio_mul64(requested, PRIO_MAX_NODE_SCORE), allocatable);
+}
+
+/*
  * Score: over the resources of args (default cpu=1, memory=1), cpu and
  * memory counted as NonZeroRequested. Never fails; no normalisation.
  */
@@ -30,10 +42,11 @@ int prio_most_allocated_score(const struct prio_cycle *cy, const void *args,
                               const void *state, const struct node_info *ni,
                               int64_t *score, struct err *e)
 {
-    (void)cy;
     (void)args;
     (void)e;
-    *score = prio_res_weighted_score(state, ni, most_requested);
+    *score = prio_res_weighted_score(
+        state, ni,
+        cy->semantics >= KPE_SEM_1_21 ? most_requested : most_requested_v120);
     return 0;
 }
 

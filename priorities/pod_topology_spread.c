@@ -66,8 +66,8 @@ static int build_constraints(struct prio_cycle *cy, bool system,
     if (pod->n_spread_constraints || !system)
         return 0;
     dflt = arena_calloc(cy->arena, 1, sizeof(*dflt));
-    if (!dflt ||
-        prio_default_spread_selector(cy->cluster, pod, cy->arena, dflt) < 0)
+    if (!dflt || prio_default_spread_selector(cy->cluster, pod, cy->semantics,
+                                              cy->arena, dflt) < 0)
         return err_set(e, "PodTopologySpread: out of memory");
     if (!dflt->n_reqs)
         return 0; /* no service or controller selects the pod: neutral */
@@ -173,8 +173,13 @@ int prio_pod_topology_spread_prescore(struct prio_cycle *cy, const void *args,
     if (!s)
         return err_set(e, "PodTopologySpread: out of memory");
     *state = s;
-    /* Only the pod's own or non-system rules need every key on a node. */
-    s->require_all = cy->pod->n_spread_constraints > 0 || !system;
+    /*
+     * Only the pod's own or non-system rules need every key on a node
+     * (#105046, cherry-picked to release-1.21 as #106605: the latest
+     * 1.21 patch); v1.20.2 ignores a node missing any key (D5).
+     */
+    s->require_all = cy->pod->n_spread_constraints > 0 || !system ||
+                     cy->semantics < KPE_SEM_1_21;
     if (build_constraints(cy, system, s, e) < 0)
         return -1;
     for (j = 0; j < s->n; j++)

@@ -64,7 +64,6 @@ int prio_requested_to_capacity_ratio_score(const struct prio_cycle *cy,
     const struct prio_res_pod *rp = state;
     int64_t num = 0, den = 0, alloc, req, util, s;
 
-    (void)cy;
     (void)e;
     if (a && a->value) {
         const struct prio_resources_arg *r = a->value;
@@ -75,9 +74,15 @@ int prio_requested_to_capacity_ratio_score(const struct prio_cycle *cy,
     for (i = 0; i < rp->list.n; i++) {
         if (rp->shadowed[i] || !prio_res_node_pair_at(rp, i, ni, &alloc, &req))
             continue;
-        util = req > alloc
-                   ? MAX_UTILIZATION
-                   : prio_div64(prio_mul64(req, MAX_UTILIZATION), alloc);
+        if (alloc == 0 || req > alloc) /* alloc 0: 1.20/1.21 only (D14) */
+            util = MAX_UTILIZATION;
+        else if (cy->semantics >= KPE_SEM_1_22)
+            util = prio_div64(prio_mul64(req, MAX_UTILIZATION), alloc);
+        else /* v1.20.2 and v1.21 round up (D3) */
+            util =
+                MAX_UTILIZATION -
+                prio_div64(prio_mul64(prio_sub64(alloc, req), MAX_UTILIZATION),
+                           alloc);
         s = prio_rtcr_broken_linear(shape, n_shape, scale, util);
         if (s > 0) {
             num = prio_add64(num, prio_mul64(s, rp->list.v[i].weight));

@@ -120,15 +120,15 @@ int64_t prio_res_pod_request(const struct kube_pod *pod, const char *name,
 
 /* The node side of one resource given the pod's request for it. */
 static bool node_pair(const struct node_info *ni, const char *name,
-                      enum prio_res_mode mode, int64_t pod_req, int64_t *alloc,
-                      int64_t *req)
+                      enum prio_res_mode mode, bool skip, int64_t pod_req,
+                      int64_t *alloc, int64_t *req)
 {
     const struct kube_resources *al = &ni->node->allocatable;
     bool non_zero = mode == PRIO_RES_NON_ZERO;
     int64_t node_req;
     bool found;
 
-    if (pod_req == 0 && kube_resource_is_scalar(name))
+    if (skip && pod_req == 0 && kube_resource_is_scalar(name))
         return false;
     if (!strcmp(name, RES_CPU)) {
         *alloc = al->milli_cpu;
@@ -141,14 +141,16 @@ static bool node_pair(const struct node_info *ni, const char *name,
         node_req = ni->requested.ephemeral_storage;
     } else {
         /* NodeInfo.Allocatable.ScalarResources holds scalar names only. */
-        if (!kube_resource_is_scalar(name))
-            return false;
+        if (!kube_resource_is_scalar(name)) {
+            *alloc = *req = 0;
+            return !skip;
+        }
         *alloc = kube_resources_scalar(al, name, &found);
-        if (!found)
+        if (!found && skip)
             return false;
         node_req = kube_resources_scalar(&ni->requested, name, NULL);
     }
-    if (*alloc == 0)
+    if (*alloc == 0 && skip)
         return false;
     *req = prio_add64(node_req, pod_req);
     return true;
@@ -165,6 +167,9 @@ struct prio_res_pod *prio_res_pod_new(struct prio_cycle *cy,
         return NULL;
     rp->list = *l;
     rp->mode = mode;
+    /* #103169, CHANGELOG-1.22 v1.22.0; v1.20.2 resource_allocation.go
+     * score() hands every listed resource to the scorer */
+    rp->skip_unused = cy->semantics >= KPE_SEM_1_22;
     rp->shadowed = arena_calloc(cy->arena, l->n + 1, sizeof(*rp->shadowed));
     rp->request = arena_calloc(cy->arena, l->n + 1, sizeof(*rp->request));
     if (!rp->shadowed || !rp->request)
@@ -192,8 +197,12 @@ int prio_res_prescore_balanced(struct prio_cycle *cy, const void *args,
     struct prio_res_list l;
 
     (void)args;
-    prio_res_list_default(&l); /* v1.22 scores cpu and memory only */
-    *state = prio_res_pod_new(cy, &l, PRIO_RES_REQUESTED);
+    prio_res_list_default(&l); /* a Policy scores cpu and memory only */
+    /* actual requests from v1.22.4 (#105845); v1.20.2 and v1.21 count the
+     * non-zero ones (balanced_allocation.go: NonZeroRequested) */
+    *state = prio_res_pod_new(
+        cy, &l,
+        cy->semantics >= KPE_SEM_1_22 ? PRIO_RES_REQUESTED : PRIO_RES_NON_ZERO);
     return *state ? 0 : err_set(e, "out of memory");
 }
 
@@ -201,8 +210,8 @@ bool prio_res_node_pair_at(const struct prio_res_pod *rp, size_t i,
                            const struct node_info *ni, int64_t *alloc,
                            int64_t *req)
 {
-    return node_pair(ni, rp->list.v[i].name, rp->mode, rp->request[i], alloc,
-                     req);
+    return node_pair(ni, rp->list.v[i].name, rp->mode, rp->skip_unused,
+                     rp->request[i], alloc, req);
 }
 
 int64_t prio_res_weighted_score(const struct prio_res_pod *rp,

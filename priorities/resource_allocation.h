@@ -73,6 +73,9 @@ int64_t prio_res_pod_request(const struct kube_pod *pod, const char *name,
 struct prio_res_pod {
     struct prio_res_list list;
     enum prio_res_mode mode;
+    /* v1.22 (#103169) leaves out unrequested scalars and allocatable 0;
+     * v1.20.2 and v1.21 score every listed resource (D14) */
+    bool skip_unused;
     bool *shadowed;
     int64_t *request;
 };
@@ -90,7 +93,9 @@ struct prio_res_pod *prio_res_pod_new(struct prio_cycle *cy,
  * part + the pod's part, already in rp) when the resource takes part in
  * the score; false when it is excluded (a scalar the pod does not
  * request, or an allocatable of 0, including names the node side does
- * not know).
+ * not know). Without skip_unused (--semantics 1.20/1.21) nothing is
+ * excluded: a name the node side does not know is (0, 0), as v1.20.2's
+ * calculateResourceAllocatableRequest gives it, so *alloc may be 0.
  */
 bool prio_res_node_pair_at(const struct prio_res_pod *rp, size_t i,
                            const struct node_info *ni, int64_t *alloc,

@@ -32,8 +32,9 @@ int prio_selector_spread_prescore(struct prio_cycle *cy, const void *args,
         return err_set(e, "SelectorSpread: out of memory");
     *state = s;
     s->skip = cy->pod->n_spread_constraints > 0;
-    if (!s->skip && prio_default_spread_selector(cy->cluster, cy->pod,
-                                                 cy->arena, &s->selector) < 0)
+    if (!s->skip &&
+        prio_default_spread_selector(cy->cluster, cy->pod, cy->semantics,
+                                     cy->arena, &s->selector) < 0)
         return err_set(e, "SelectorSpread: out of memory");
     return 0;
 }

@@ -58,6 +58,8 @@ static void field_text(const struct srv_options *o, const char *field,
         snprintf(buf, n, "%s|%s|%s", o->tls_cert_file ? o->tls_cert_file : "-",
                  o->tls_key_file ? o->tls_key_file : "-",
                  o->tls_client_ca_file ? o->tls_client_ca_file : "-");
+    else if (!strcmp(field, "semantics"))
+        snprintf(buf, n, "%d", o->semantics);
     else if (!strcmp(field, "help"))
         snprintf(buf, n, "%d", o->help);
     else if (!strcmp(field, "clusters")) {
@@ -116,6 +118,18 @@ static void flags_should_parse_into_options(void **state)
           "listen",
           "127.0.0.1:8888|127.0.0.1|8888" },
         { "default workers mean auto", { NULL }, NULL, "workers", "0" },
+        /* issue 25: --semantics, default 1.22 */
+        { "default semantics is 1.22", { NULL }, NULL, "semantics", "2" },
+        { "--semantics 1.20",
+          { "--semantics", "1.20", NULL },
+          NULL,
+          "semantics",
+          "0" },
+        { "--semantics=1.21",
+          { "--semantics=1.21", NULL },
+          NULL,
+          "semantics",
+          "1" },
         { "default body limit is 16 MiB (fits the shipped 256Mi)",
           { NULL },
           NULL,
@@ -258,6 +272,10 @@ static void bad_flags_should_name_the_flag_and_value(void **state)
           "--score-scale: invalid value \"Raw\": want one of scaled, raw, "
           "auto, "
           "rank" },
+        { "semantics",
+          { "--semantics", "1.19", NULL },
+          "--semantics: invalid value \"1.19\": want one of 1.20, 1.21, "
+          "1.22" },
         { "compat",
           { "--compat=v1.19", NULL },
           "--compat: invalid value \"v1.19\": want one of none, legacy" },
@@ -341,6 +359,17 @@ static void ini_file_should_apply_under_the_flags(void **state)
           NULL,
           "verbosity",
           "2" },
+        { "semantics from the file",
+          "semantics = 1.20\n",
+          { NULL },
+          NULL,
+          "semantics",
+          "0" },
+        { "bad semantics in the file",
+          "semantics = 1.3\n",
+          { NULL },
+          "FILE:1: semantics: invalid value \"1.3\": want one of 1.20, 1.21, "
+          "1.22" },
         { "clusters from file",
           "cluster = a.json\ncluster = b.json\n",
           { NULL },

@@ -574,20 +574,106 @@ static void warnings_should_not_fail_a_load(void **state)
     struct policy *p;
 
     (void)state;
-    p = load(HDR "\"Predicates\":[],\"priorities\":[{\"name\":"
+    p = load(HDR "\"priorities\":[{\"name\":"
                  "\"LeastRequestedPriority\",\"weight\":1,\"argument\":{"
                  "\"labelPreference\":{\"label\":\"x\"}}}]}",
              0);
-    assert_int_equal(p->n_warnings, 2);
+    assert_int_equal(p->n_warnings, 1);
     assert_string_equal(p->warnings[0],
-                        "Predicates: unknown field \"Predicates\" ignored "
-                        "(v1.22 ignores it); did you mean \"predicates\"?");
-    assert_string_equal(p->warnings[1],
                         "priorities[0].argument: argument ignored: "
                         "\"LeastRequestedPriority\" is a registered priority "
                         "(v1.22 ignores its argument too)");
-    assert_int_equal(p->n_preds, 12); /* "Predicates" is not "predicates" */
     policy_free(p);
+}
+
+/*
+ * An unknown key fails the load: kube-scheduler v1.20.2 (checked on the
+ * real binary, docs/VERSION-SEMANTICS.md "Policy decoding") refuses
+ * {"Predicates": ...} with "strict decoder error for ...:
+ * v1.Policy.ReadObject: found unknown field: Predicates"; apimachinery's
+ * strict path is the same in v0.20.2 and v0.22.0.
+ */
+/*
+ * D9 (docs/VERSION-SEMANTICS.md): v1.20.2's legacy_registry.go
+ * ProcessPredicatePolicy / ProcessPriorityPolicy / validate*OrDie texts
+ * (klog.Fatalf), lower-case returned errors from v1.21 (#99671).
+ */
+static void name_errors_should_follow_the_semantics(void **state)
+{
+    static const struct {
+        const char *json;
+        const char *v120, *v121;
+    } cases[] = {
+        { PREDS("{\"name\":\"Zzzz\"}"),
+          "t.json: predicates[0].name: Invalid configuration: Predicate type "
+          "not found for \"Zzzz\"",
+          "t.json: predicates[0].name: predicate type not found for "
+          "\"Zzzz\"" },
+        { PRIOS("{\"name\":\"Zzzz\",\"weight\":1}"),
+          "t.json: priorities[0].name: Invalid configuration: Priority type "
+          "not found for \"Zzzz\"",
+          "t.json: priorities[0].name: priority type not found for "
+          "\"Zzzz\"" },
+        { PREDS("{\"name\":\"P\",\"argument\":{}}"),
+          "t.json: predicates[0].argument: Exactly 1 predicate argument is "
+          "required, numArgs: 0, Predicate: P",
+          "t.json: predicates[0].argument: exactly 1 predicate argument is "
+          "required, numArgs: 0, predicate {P <argument>}" },
+        { PRIOS("{\"name\":\"P\",\"weight\":2,\"argument\":{"
+                "\"serviceAntiAffinity\":{\"label\":\"a\"},"
+                "\"labelPreference\":{\"label\":\"b\",\"presence\":true}}}"),
+          "t.json: priorities[0].argument: Exactly 1 priority argument is "
+          "required, numArgs: 2, Priority: P",
+          "t.json: priorities[0].argument: exactly 1 priority argument is "
+          "required, numArgs: 2, priority {P 2 <argument>}" },
+    };
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        static const enum kpe_semantics sems[] = { KPE_SEM_1_20, KPE_SEM_1_21,
+                                                   KPE_SEM_1_22 };
+        size_t k;
+
+        for (k = 0; k < 3; k++) {
+            struct policy_load_opts o = { .format = POLICY_FORMAT_JSON,
+                                          .semantics = sems[k] };
+            const char *want = k == 0 ? cases[i].v120 : cases[i].v121;
+            struct policy *p = NULL;
+            struct err e;
+
+            err_clear(&e);
+            assert_int_not_equal(policy_load_buffer("t.json", cases[i].json,
+                                                    strlen(cases[i].json), &o,
+                                                    &p, &e),
+                                 0);
+            if (strcmp(e.msg, want))
+                fail_msg("as %s:\n  got  %s\n  want %s",
+                         kpe_semantics_name(sems[k]), e.msg, want);
+        }
+    }
+}
+
+static void unknown_fields_should_fail_a_load(void **state)
+{
+    static const struct vcase cases[] = {
+        { "unknown top-level key", HDR "\"Predicates\":[]}", 0,
+          "t.json: Predicates: unknown field \"Predicates\" (kube-scheduler's "
+          "strict decoder refuses the Policy: found unknown field: "
+          "Predicates); did you mean \"predicates\"?" },
+        { "unknown key in an argument",
+          HDR "\"priorities\":[{\"name\":\"L\",\"weight\":1,\"argument\":{"
+              "\"labelPreference\":{\"label\":\"x\",\"presense\":true}}}]}",
+          0,
+          "t.json: priorities[0].argument.labelPreference.presense: "
+          "unknown field "
+          "\"presense\" (kube-scheduler's strict decoder refuses the "
+          "Policy: found unknown field: presense); did you mean "
+          "\"presence\"?" },
+    };
+
+    (void)state;
+    run_cases(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 static void extenders_should_decode_case_insensitively(void **state)
@@ -649,6 +735,8 @@ int main(void)
         cmocka_unit_test(duplicates_and_aliases_should_follow_v122),
         cmocka_unit_test(custom_entries_should_fold_into_one_plugin),
         cmocka_unit_test(warnings_should_not_fail_a_load),
+        cmocka_unit_test(unknown_fields_should_fail_a_load),
+        cmocka_unit_test(name_errors_should_follow_the_semantics),
         cmocka_unit_test(extenders_should_decode_case_insensitively),
         cmocka_unit_test(extension_entries_should_resolve),
     };

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <string.h>
 
 #include "predicates/plugins.h"
 #include "predicates/volume_binding.h"
@@ -439,6 +440,34 @@ static void volume_binding_should_match_binder_rows(void **state)
     vf_run_table("VolumeBinding", binder_cases, N(binder_cases), classes);
 }
 
+/*
+ * v1.20.2 (docs/VERSION-SEMANTICS.md D17): GenericEphemeralVolume is off,
+ * so podHasPVCs skips an ephemeral volume; the claim of another owner
+ * that fails the row above as 1.21 and 1.22 does not matter.
+ */
+static const struct vf_case ephemeral_v120 = {
+    "ephemeral volume ignored as 1.20",
+    "{'metadata':{'name':'pod-a','namespace':'default','uid':'u1'},"
+    "'spec':{'volumes':[{'name':'e','ephemeral':{}}]}}",
+    NODE1,
+    { UNBOUND_PVC("pod-a-e", "no-prov"), NULL },
+    PRED_FIT,
+    NULL
+};
+
+static void volume_binding_should_ignore_ephemeral_volumes_as_v120(void **state)
+{
+    size_t i;
+
+    (void)state;
+    vf_run_as(KPE_SEM_1_20, "VolumeBinding", &ephemeral_v120, classes);
+    for (i = 0; i < N(binding_cases); i++) {
+        if (!strcmp(binding_cases[i].name, "ephemeral claim of another owner"))
+            vf_run_as(KPE_SEM_1_21, "VolumeBinding", &binding_cases[i],
+                      classes);
+    }
+}
+
 static void volume_binding_should_apply_matching_rules(void **state)
 {
     (void)state;
@@ -451,6 +480,8 @@ int main(void)
         cmocka_unit_test(volume_binding_should_match_upstream_table),
         cmocka_unit_test(volume_binding_should_match_binder_rows),
         cmocka_unit_test(volume_binding_should_apply_matching_rules),
+        cmocka_unit_test(
+            volume_binding_should_ignore_ephemeral_volumes_as_v120),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -123,13 +123,13 @@ static const char *render(struct arena *a, struct kube_label_selector *s)
     return out;
 }
 
-static void default_selector_should_merge_services_and_controller(void **state)
+static int run_sel(const struct sel_case *cases, size_t n,
+                   enum kpe_semantics sem)
 {
     size_t i, j;
     int bad = 0;
 
-    (void)state;
-    for (i = 0; i < sizeof(sel_cases) / sizeof(sel_cases[0]); i++) {
+    for (i = 0; i < n; i++) {
         struct kube_label_selector sel;
         struct fx_cluster fc;
         struct arena a;
@@ -137,22 +137,131 @@ static void default_selector_should_merge_services_and_controller(void **state)
 
         arena_init(&a, 0);
         fx_cluster_init(&fc, &a);
-        for (j = 0; sel_cases[i].docs[j]; j++)
-            fx_cluster_add(&fc, sel_cases[i].docs[j]);
+        for (j = 0; cases[i].docs[j]; j++)
+            fx_cluster_add(&fc, cases[i].docs[j]);
         fx_cluster_build(&fc);
         assert_int_equal(prio_default_spread_selector(
-                             &fc.c, fx_pod(&a, sel_cases[i].pod), &a, &sel),
+                             &fc.c, fx_pod(&a, cases[i].pod), sem, &a, &sel),
                          0);
         got = render(&a, &sel);
-        if (strcmp(got, sel_cases[i].want)) {
-            print_error("%s: got \"%s\", want \"%s\"\n", sel_cases[i].name, got,
-                        sel_cases[i].want);
+        if (strcmp(got, cases[i].want)) {
+            print_error("%s (as %s): got \"%s\", want \"%s\"\n", cases[i].name,
+                        kpe_semantics_name(sem), got, cases[i].want);
             bad = 1;
         }
         fx_cluster_free(&fc);
         arena_destroy(&a);
     }
-    assert_int_equal(bad, 0);
+    return bad;
+}
+
+static void default_selector_should_merge_services_and_controller(void **state)
+{
+    (void)state;
+    assert_int_equal(run_sel(sel_cases,
+                             sizeof(sel_cases) / sizeof(sel_cases[0]),
+                             KPE_SEM_1_22),
+                     0);
+}
+
+/* A pod in namespace test with labels app=web, tier=fe, and its owner. */
+#define WEB_OWNED(kind, name)                                                  \
+    "{\"metadata\":{\"name\":\"web-1\"," NS_TEST ",\"labels\":{"               \
+    "\"app\":\"web\",\"tier\":\"fe\"},\"ownerReferences\":[{\"apiVersion\":"   \
+    "\"apps/v1\",\"kind\":\"" kind "\",\"name\":\"" name "\",\"uid\":\"u\","   \
+    "\"controller\":true}]}}"
+#define WEB_PLAIN                                                              \
+    "{\"metadata\":{\"name\":\"web-1\"," NS_TEST ",\"labels\":{"               \
+    "\"app\":\"web\",\"tier\":\"fe\"}}}"
+#define WORKLOAD(kind, name, sel)                                              \
+    "{\"kind\":\"" kind "\",\"apiVersion\":\"apps/v1\",\"metadata\":{"         \
+    "\"name\":\"" name "\"," NS_TEST "},\"spec\":{\"selector\":" sel "}}"
+#define RS_APP                                                                 \
+    WORKLOAD("ReplicaSet", "rs-app", "{\"matchLabels\":{\"app\":\"web\"}}")
+#define RS_TIER                                                                \
+    WORKLOAD("ReplicaSet", "rs-tier", "{\"matchLabels\":{\"tier\":\"fe\"}}")
+#define RS_OTHER                                                               \
+    WORKLOAD("ReplicaSet", "rs-other", "{\"matchLabels\":{\"app\":\"db\"}}")
+#define RS_EMPTY WORKLOAD("ReplicaSet", "rs-empty", "{}")
+#define RS_BAD                                                                 \
+    WORKLOAD(                                                                  \
+        "ReplicaSet", "rs-bad",                                                \
+        "{\"matchExpressions\":[{\"key\":\"app\",\"operator\":\"Bogus\"}]}")
+#define SS_TIER                                                                \
+    WORKLOAD("StatefulSet", "ss-tier", "{\"matchLabels\":{\"tier\":\"fe\"}}")
+#define RC_APP                                                                 \
+    "{\"kind\":\"ReplicationController\",\"apiVersion\":\"v1\",\"metadata\":{" \
+    "\"name\":\"rc-app\"," NS_TEST                                             \
+    "},\"spec\":{\"selector\":{\"app\":\"web\"}}}"
+
+/*
+ * The default selector of v1.20.2 (helper/spread.go DefaultSelector with
+ * client-go's GetPodControllers, GetPodReplicaSets, GetPodStatefulSets;
+ * docs/VERSION-SEMANTICS.md D6): every RC, RS and SS of the namespace that
+ * selects the pod, whatever its owner references say.
+ */
+static const struct sel_case lister_cases[] = {
+    { "a bare pod spreads against the ReplicaSet that selects it",
+      WEB_PLAIN,
+      { RS_APP, RS_OTHER, NULL },
+      "app=web" },
+    { "every selecting ReplicaSet and StatefulSet is ANDed, not the owner",
+      WEB_OWNED("ReplicaSet", "rs-app"),
+      { RS_APP, RS_TIER, SS_TIER, NULL },
+      "app=web,tier=fe,tier=fe" },
+    { "an owner whose selector does not match adds nothing",
+      WEB_OWNED("ReplicaSet", "rs-other"),
+      { RS_OTHER, NULL },
+      "" },
+    { "an RC is found by its selector map",
+      WEB_PLAIN,
+      { RC_APP, NULL },
+      "app=web" },
+    { "an empty ReplicaSet selector is skipped",
+      WEB_PLAIN,
+      { RS_EMPTY, NULL },
+      "" },
+    { "one invalid ReplicaSet selector in the namespace hides them all",
+      WEB_PLAIN,
+      { RS_APP, RS_BAD, SS_TIER, NULL },
+      "tier=fe" },
+    { "a pod without labels gets no controller",
+      "{\"metadata\":{\"name\":\"web-1\"," NS_TEST "}}",
+      { RS_EMPTY, RC_APP, NULL },
+      "" },
+};
+
+/* The v1.22 answers on the same objects (owner reference only). */
+static const struct sel_case owner_cases[] = {
+    { "a bare pod has no controller",
+      WEB_PLAIN,
+      { RS_APP, RS_OTHER, NULL },
+      "" },
+    { "only the owner counts",
+      WEB_OWNED("ReplicaSet", "rs-app"),
+      { RS_APP, RS_TIER, SS_TIER, NULL },
+      "app=web" },
+    { "an owner whose selector does not match still counts",
+      WEB_OWNED("ReplicaSet", "rs-other"),
+      { RS_OTHER, NULL },
+      "app=db" },
+};
+
+static void default_selector_should_use_listers_as_v120_and_v121(void **state)
+{
+    (void)state;
+    assert_int_equal(run_sel(lister_cases,
+                             sizeof(lister_cases) / sizeof(lister_cases[0]),
+                             KPE_SEM_1_20),
+                     0);
+    assert_int_equal(run_sel(lister_cases,
+                             sizeof(lister_cases) / sizeof(lister_cases[0]),
+                             KPE_SEM_1_21),
+                     0);
+    assert_int_equal(run_sel(owner_cases,
+                             sizeof(owner_cases) / sizeof(owner_cases[0]),
+                             KPE_SEM_1_22),
+                     0);
 }
 
 /*
@@ -213,6 +322,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(default_selector_should_merge_services_and_controller),
         cmocka_unit_test(pod_services_should_match_selector_and_namespace),
+        cmocka_unit_test(default_selector_should_use_listers_as_v120_and_v121),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

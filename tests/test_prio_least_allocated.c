@@ -210,6 +210,33 @@ static void run(const struct la_case *cases, size_t n)
         sfx_run(PLUGIN, cases[i].args, &cases[i].c);
 }
 
+/*
+ * D14 (docs/VERSION-SEMANTICS.md): a node with no allocatable cpu. v1.22
+ * leaves cpu out (memory 50 alone); v1.20.2's resource_allocation.go
+ * score() and leastResourceScorer count it as 0 with its weight:
+ * (0 + 50) / 2.
+ */
+static const struct sfx_case zero_cpu = { "no allocatable cpu is left out",
+                                          SFX_POD("p", "", SFX_REQ("0", "500")),
+                                          { SFX_NODE("n1", "0", "1000") },
+                                          { NULL },
+                                          { 50 } };
+static const struct sfx_case zero_cpu_v120 = {
+    "no allocatable cpu scores 0 with its weight",
+    SFX_POD("p", "", SFX_REQ("0", "500")),
+    { SFX_NODE("n1", "0", "1000") },
+    { NULL },
+    { 25 }
+};
+
+static void least_allocated_should_follow_the_semantics(void **state)
+{
+    (void)state;
+    sfx_run(PLUGIN, NULL, &zero_cpu);
+    sfx_run_table_as(KPE_SEM_1_20, PLUGIN, NULL, &zero_cpu_v120, 1);
+    sfx_run_table_as(KPE_SEM_1_21, PLUGIN, NULL, &zero_cpu_v120, 1);
+}
+
 static void least_allocated_should_match_upstream_table(void **state)
 {
     (void)state;
@@ -227,6 +254,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(least_allocated_should_match_upstream_table),
         cmocka_unit_test(least_allocated_should_follow_reference_examples),
+        cmocka_unit_test(least_allocated_should_follow_the_semantics),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

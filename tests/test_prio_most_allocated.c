@@ -158,12 +158,109 @@ static const struct ma_case ours[] = {
         { 50 } } },
 };
 
-static void run(const struct ma_case *cases, size_t n)
+/*
+ * TestNodeResourcesMostAllocated of v1.20.2 (the local tree), the rows a
+ * Policy can reach (no weight errors): over-commit scores 0 (D2).
+ */
+static const struct ma_case upstream_v120[] = {
+    { NULL,
+      { "nothing scheduled, nothing requested",
+        SFX_NO_RESOURCES("p", ""),
+        { SFX_NODE("machine1", "4000m", "10000"),
+          SFX_NODE("machine2", "4000m", "10000") },
+        { NULL },
+        { 0, 0 } } },
+    { NULL,
+      { "nothing scheduled, resources requested, differently sized machines",
+        SFX_CPU_AND_MEMORY("p", ""),
+        { SFX_NODE("machine1", "4000m", "10000"),
+          SFX_NODE("machine2", "6000m", "10000") },
+        { NULL },
+        { 62, 50 } } },
+    { NULL,
+      { "no resources requested, pods scheduled with resources",
+        SFX_NO_RESOURCES("p", ""),
+        { SFX_NODE("machine1", "10000m", "20000"),
+          SFX_NODE("machine2", "10000m", "20000") },
+        { SFX_CPU_ONLY("e1", "machine1"), SFX_CPU_ONLY("e2", "machine1"),
+          SFX_CPU_ONLY("e3", "machine2"),
+          SFX_CPU_AND_MEMORY("e4", "machine2") },
+        { 30, 42 } } },
+    { NULL,
+      { "resources requested, pods scheduled with resources",
+        SFX_CPU_AND_MEMORY("p", ""),
+        { SFX_NODE("machine1", "10000m", "20000"),
+          SFX_NODE("machine2", "10000m", "20000") },
+        { SFX_CPU_ONLY("e1", "machine1"),
+          SFX_CPU_AND_MEMORY("e2", "machine2") },
+        { 42, 55 } } },
+    { NULL,
+      { "resources requested with more than the node, pods scheduled with "
+        "resources",
+        BIG_CPU_AND_MEMORY,
+        { SFX_NODE("machine1", "4000m", "10000"),
+          SFX_NODE("machine2", "10000m", "8000") },
+        { NULL },
+        { 45, 25 } } },
+    { &args_weights,
+      { "nothing scheduled, resources requested, differently sized machines "
+        "(memory weight 2)",
+        SFX_CPU_AND_MEMORY("p", ""),
+        { SFX_NODE("machine1", "4000m", "10000"),
+          SFX_NODE("machine2", "6000m", "10000") },
+        { NULL },
+        { 58, 50 } } },
+};
+
+/*
+ * Ours for 1.20/1.21: v1.20.2's resource_allocation.go score() hands every
+ * listed resource to the scorer (D14, #103169 came in v1.22.0), so the
+ * v1.22 row "bypass extended resource if the pod does not request" gives
+ * a third, zero-scoring resource instead: (50 + 50 + 0) / 3.
+ */
+static const struct ma_case ours_v120[] = {
+    { &args_ext,
+      { "an extended resource the pod does not request still counts",
+        SFX_CPU_AND_MEMORY("p", ""),
+        { SFX_NODE("machine1", "6000m", "10000"),
+          SFX_NODE_EXT("machine2", "6000m", "10000", "'abc.com/xyz':'4'") },
+        { NULL },
+        { 33, 33 } } },
+};
+
+/* Over-commit as v1.21's latest patch scores it: capped (#102925). */
+static const struct ma_case ours_v121[] = {
+    { NULL,
+      { "resources requested with more than the node (capped)",
+        BIG_CPU_AND_MEMORY,
+        { SFX_NODE("machine1", "4000m", "10000"),
+          SFX_NODE("machine2", "10000m", "8000") },
+        { NULL },
+        { 95, 75 } } },
+};
+
+static void run_as(enum kpe_semantics sem, const struct ma_case *cases,
+                   size_t n)
 {
     size_t i;
 
     for (i = 0; i < n; i++)
-        sfx_run(PLUGIN, cases[i].args, &cases[i].c);
+        sfx_run_table_as(sem, PLUGIN, cases[i].args, &cases[i].c, 1);
+}
+
+static void run(const struct ma_case *cases, size_t n)
+{
+    run_as(KPE_SEM_DEFAULT, cases, n);
+}
+
+static void most_allocated_should_follow_v120_and_v121(void **state)
+{
+    (void)state;
+    run_as(KPE_SEM_1_20, upstream_v120,
+           sizeof(upstream_v120) / sizeof(upstream_v120[0]));
+    run_as(KPE_SEM_1_20, ours_v120, sizeof(ours_v120) / sizeof(ours_v120[0]));
+    run_as(KPE_SEM_1_21, ours_v120, sizeof(ours_v120) / sizeof(ours_v120[0]));
+    run_as(KPE_SEM_1_21, ours_v121, sizeof(ours_v121) / sizeof(ours_v121[0]));
 }
 
 static void most_allocated_should_match_upstream_table(void **state)
@@ -183,6 +280,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(most_allocated_should_match_upstream_table),
         cmocka_unit_test(most_allocated_should_follow_reference_examples),
+        cmocka_unit_test(most_allocated_should_follow_v120_and_v121),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

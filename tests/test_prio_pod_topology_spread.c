@@ -304,6 +304,36 @@ static void spread_should_match_upstream_score_table(void **state)
 }
 
 /*
+ * The table as v1.20.2 and v1.21 score it (D5): v1.20.2's
+ * initPreScoreState ignores a node missing any constraint's key, system
+ * defaults included, so on zone-less nodes every node scores 0; #105046's
+ * fix reached the latest 1.21 patch (#106605), so 1.21 keeps the table.
+ */
+static void spread_should_ignore_zone_less_nodes_as_v120(void **state)
+{
+    static const char zone_less[] =
+        "system defaulting, nodes don't have zone, pods match service";
+    size_t i;
+    int bad = 0, seen = 0;
+
+    (void)state;
+    for (i = 0; i < sizeof(score_cases) / sizeof(score_cases[0]); i++) {
+        struct ptf_case c = score_cases[i];
+
+        bad += ptf_run_case_as(KPE_SEM_1_21, "PodTopologySpread", &system_args,
+                               &c);
+        if (!strcmp(c.name, zone_less)) {
+            memset(c.want, 0, sizeof(c.want));
+            seen++;
+        }
+        bad += ptf_run_case_as(KPE_SEM_1_20, "PodTopologySpread", &system_args,
+                               &c);
+    }
+    assert_int_equal(seen, 1);
+    assert_int_equal(bad, 0);
+}
+
+/*
  * TestPreScoreSkip (later upstream; in v1.22 the same pods simply score
  * 100 everywhere): no ScheduleAnyway constraints and List defaulting, or
  * system defaults without any selecting service or controller.
@@ -613,6 +643,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(spread_should_match_upstream_score_table),
+        cmocka_unit_test(spread_should_ignore_zone_less_nodes_as_v120),
         cmocka_unit_test(spread_should_score_neutral_without_soft_constraints),
         cmocka_unit_test(spread_prescore_should_build_upstream_state),
         cmocka_unit_test(spread_should_match_reference_examples),

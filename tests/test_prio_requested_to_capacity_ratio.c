@@ -37,6 +37,9 @@ static const struct prio_args args_least = RTCR_ARGS(least_shape, mem_cpu);
 static const struct prio_args args_single = RTCR_ARGS(most_shape, foo);
 static const struct prio_args args_multi = RTCR_ARGS(most_shape, foo_bar);
 static const struct prio_args args_up = RTCR_ARGS(up_shape, mem_cpu);
+static struct policy_resource cpu_gpu[] = { { "cpu", 1 },
+                                            { "example.com/gpu", 1 } };
+static const struct prio_args args_cpu_gpu = RTCR_ARGS(up_shape, cpu_gpu);
 static const struct prio_args args_no_resources = {
     .value = &(const struct prio_resources_arg){ up_shape, N(up_shape), NULL, 0,
                                                  true }
@@ -152,6 +155,68 @@ static const struct sfx_case ours[] = {
       { 50 } },
 };
 
+/*
+ * Per --semantics (docs/VERSION-SEMANTICS.md D3, D14): cpu 1000m of 3000m
+ * is utilisation 33 in v1.22 (req * 100 / cap, rounding down) and 34 in
+ * v1.20.2 and v1.21 (100 - (cap - req) * 100 / cap, rounding up; v1.20.2
+ * buildRequestedToCapacityRatioScorerFunction).
+ */
+static const struct sfx_case rounding = { "utilisation of 1000m of 3000m",
+                                          MAKE_POD("p", "", "1000m", "0"),
+                                          { SFX_NODE("n1", "3000m", "100") },
+                                          { NULL },
+                                          { 33 } };
+static const struct sfx_case rounding_v120 = {
+    "utilisation of 1000m of 3000m rounds up",
+    MAKE_POD("p", "", "1000m", "0"),
+    { SFX_NODE("n1", "3000m", "100") },
+    { NULL },
+    { 34 }
+};
+/*
+ * A listed extended resource the pod does not request, on a node without
+ * it: v1.22 leaves it out (#103169): cpu 50 alone; v1.20.2 and v1.21 score
+ * it at utilisation 100 (capacity 0): round((50 + 100) / 2).
+ */
+static const struct sfx_case unrequested = {
+    "an unrequested gpu the node lacks is left out",
+    MAKE_POD("p", "", "2000m", "0"),
+    { SFX_NODE("n1", "4000m", "100") },
+    { NULL },
+    { 50 }
+};
+static const struct sfx_case unrequested_v120 = {
+    "an unrequested gpu the node lacks counts at utilisation 100",
+    MAKE_POD("p", "", "2000m", "0"),
+    { SFX_NODE("n1", "4000m", "100") },
+    { NULL },
+    { 75 }
+};
+
+static void rtcr_should_follow_the_semantics(void **state)
+{
+    (void)state;
+    sfx_run(PLUGIN, &args_up, &rounding);
+    sfx_run_table_as(KPE_SEM_1_20, PLUGIN, &args_up, &rounding_v120, 1);
+    sfx_run_table_as(KPE_SEM_1_21, PLUGIN, &args_up, &rounding_v120, 1);
+    sfx_run(PLUGIN, &args_cpu_gpu, &unrequested);
+    sfx_run_table_as(KPE_SEM_1_20, PLUGIN, &args_cpu_gpu, &unrequested_v120, 1);
+    sfx_run_table_as(KPE_SEM_1_21, PLUGIN, &args_cpu_gpu, &unrequested_v120, 1);
+}
+
+/*
+ * v1.20.2's TestRequestedToCapacityRatio, TestResourceBinPackingSingleExtended
+ * and TestResourceBinPackingMultipleExtended expect what the tables above
+ * expect (the local tree, same rows and values).
+ */
+static void rtcr_should_match_v120_tables(void **state)
+{
+    (void)state;
+    sfx_run_table_as(KPE_SEM_1_20, PLUGIN, &args_least, ratio, N(ratio));
+    sfx_run_table_as(KPE_SEM_1_20, PLUGIN, &args_single, single, N(single));
+    sfx_run_table_as(KPE_SEM_1_20, PLUGIN, &args_multi, multiple, N(multiple));
+}
+
 static void rtcr_should_match_upstream_ratio_table(void **state)
 {
     (void)state;
@@ -253,6 +318,8 @@ int main(void)
         cmocka_unit_test(rtcr_should_match_upstream_single_extended_table),
         cmocka_unit_test(rtcr_should_match_upstream_multiple_extended_table),
         cmocka_unit_test(rtcr_should_follow_reference_examples),
+        cmocka_unit_test(rtcr_should_follow_the_semantics),
+        cmocka_unit_test(rtcr_should_match_v120_tables),
         cmocka_unit_test(rtcr_should_score_zero_without_resources),
         cmocka_unit_test(broken_linear_should_match_upstream_table),
         cmocka_unit_test(broken_linear_should_truncate_toward_zero),

@@ -39,10 +39,15 @@ cli_fn cli_list;
 /* `schedule --scheduler-name N --policy P`: a standalone scheduler. */
 cli_fn cli_schedule;
 
-/* --compat / --format for check and convert: 0 ok, -1 bad value, 1 not ours. */
+/*
+ * The options of every command that reads a Policy (check, convert,
+ * explain): --compat, --format, --semantics. 0 ok, 1 not one of them, -1
+ * bad value with e naming the option, the value and what is accepted.
+ */
 struct policy_load_opts;
+struct err;
 int cli_policy_option(const char *opt, const char *val,
-                      struct policy_load_opts *o);
+                      struct policy_load_opts *o, struct err *e);
 
 /*
  * Load the plugins a config file names (`plugin = FILE.so`, after the

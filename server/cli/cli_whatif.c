@@ -107,11 +107,11 @@ int cli_whatif_option(const char *cmd, struct cli_whatif_opts *o, const char *a,
         fprintf(stderr, "%s: %s\n", cmd, e.msg);
     if (rc)
         return rc;
-    switch (cli_policy_option(a, v, &o->load)) {
+    switch (cli_policy_option(a, v, &o->load, &e)) {
     case 0:
         return 1;
     case -1:
-        fprintf(stderr, "%s: bad value: %s %s\n", cmd, a, v);
+        fprintf(stderr, "%s: %s\n", cmd, e.msg);
         return -1;
     default:
         return 0;

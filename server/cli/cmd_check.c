@@ -14,21 +14,26 @@
 static void check_usage(FILE *f)
 {
     fprintf(f, "Usage: kube-policy-extender check POLICY [--compat legacy] "
-               "[--output text|json] [--format json|yaml|ini]\n\n"
+               "[--output text|json] [--format json|yaml|ini]\n"
+               "           [--semantics 1.20|1.21|1.22]\n\n"
                "Validate a kube-scheduler Policy (JSON or INI) as v1.22 "
                "does and print the\neffective configuration. Exit status: 0 "
                "valid, 1 invalid, 2 usage error.\n");
 }
 
-/* Shared by check and convert: --compat and --format values. */
 int cli_policy_option(const char *opt, const char *val,
-                      struct policy_load_opts *o)
+                      struct policy_load_opts *o, struct err *e)
 {
+    char q[64];
+
+    if (!strcmp(opt, "--semantics"))
+        return kpe_semantics_parse(opt, val, &o->semantics, e);
     if (!strcmp(opt, "--compat")) {
         if (!strcmp(val, "legacy"))
             o->compat |= POLICY_COMPAT_LEGACY;
         else if (strcmp(val, "none"))
-            return -1;
+            return err_set(e, "%s: invalid value %s: expected none or legacy",
+                           opt, err_quote(q, sizeof(q), val, 40));
         return 0;
     }
     if (!strcmp(opt, "--format")) {
@@ -39,7 +44,9 @@ int cli_policy_option(const char *opt, const char *val,
         else if (!strcmp(val, "yaml"))
             o->format = POLICY_FORMAT_YAML;
         else
-            return -1;
+            return err_set(e,
+                           "%s: invalid value %s: expected json, yaml or ini",
+                           opt, err_quote(q, sizeof(q), val, 40));
         return 0;
     }
     return 1;
@@ -81,12 +88,12 @@ int cli_check(int argc, char **argv)
                 }
                 continue;
             }
-            rc = cli_policy_option(a, v, &o);
+            rc = cli_policy_option(a, v, &o, &e);
             if (rc) {
-                fprintf(stderr,
-                        rc > 0 ? "check: unknown option %s\n"
-                               : "check: bad value for %s\n",
-                        a);
+                if (rc > 0)
+                    fprintf(stderr, "check: unknown option %s\n", a);
+                else
+                    fprintf(stderr, "check: %s\n", e.msg);
                 check_usage(stderr);
                 return 2;
             }

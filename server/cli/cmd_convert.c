@@ -22,7 +22,8 @@ static void convert_usage(FILE *f)
             "         [--api-version kubescheduler.config.k8s.io/v1beta2|"
             "kubescheduler.config.k8s.io/v1]\n"
             "         [--extender-url URL] [--compat legacy] "
-            "[--format json|yaml|ini]\n\n"
+            "[--format json|yaml|ini]\n"
+            "         [--semantics 1.20|1.21|1.22]\n\n"
             "Print the Policy as canonical JSON, as INI, or as the "
             "KubeSchedulerConfiguration\nprofile kube-scheduler v1.22 builds "
             "from it (default API version v1beta2;\nthe extender URL "
@@ -133,11 +134,11 @@ int cli_convert(int argc, char **argv)
             }
         } else if (!strcmp(a, "--extender-url")) {
             url = v;
-        } else if ((rc = cli_policy_option(a, v, &o)) != 0) {
-            fprintf(stderr,
-                    rc > 0 ? "convert: unknown option %s\n"
-                           : "convert: bad value for %s\n",
-                    a);
+        } else if ((rc = cli_policy_option(a, v, &o, &e)) != 0) {
+            if (rc > 0)
+                fprintf(stderr, "convert: unknown option %s\n", a);
+            else
+                fprintf(stderr, "convert: %s\n", e.msg);
             convert_usage(stderr);
             return 2;
         }

@@ -40,7 +40,8 @@ static void explain_usage(FILE *f)
             "--pod POD\n"
             "           [--cluster CLUSTER.json ... | --kubeconfig FILE] "
             "[--output text|json]\n"
-            "           [--compat legacy] [--feature-gates LIST]\n\n"
+            "           [--compat legacy] [--feature-gates LIST] "
+            "[--semantics 1.20|1.21|1.22]\n\n"
             "Evaluate one pod against every node of a cluster (a "
             "snapshot, or the live\ncluster listed once) under a Policy, "
             "as kube-scheduler v1.22 would:\nwhich predicates fail on each "
@@ -63,6 +64,10 @@ static void explain_usage(FILE *f)
             "  --compat legacy  accept predicates v1.22 dropped\n"
             "  --feature-gates LIST  v1.22 gates, e.g. "
             "DefaultPodTopologySpread=false\n"
+            "  --semantics VERSION  answer as kube-scheduler 1.20 (v1.20.2), "
+            "1.21 or 1.22\n"
+            "                   (default; docs/VERSION-SEMANTICS.md lists what "
+            "differs)\n"
             "Exit status: 0 evaluated, 1 error, 2 usage error.\n\n%s",
             whatif_inputs_help);
 }
@@ -116,9 +121,11 @@ static int parse_args(int argc, char **argv, struct explain_opts *o)
                 fprintf(stderr, "explain: %s\n", e.msg);
                 return 2;
             }
-        } else if (cli_policy_option(a, v, &o->load) != 0) {
-            fprintf(stderr, "explain: unknown option or bad value: %s %s\n", a,
-                    v);
+        } else if ((rc = cli_policy_option(a, v, &o->load, &e)) != 0) {
+            if (rc > 0)
+                fprintf(stderr, "explain: unknown option %s\n", a);
+            else
+                fprintf(stderr, "explain: %s\n", e.msg);
             return 2;
         }
     }
@@ -248,7 +255,7 @@ static void json_why(struct jsonw *w, const struct why *y)
 
 static int print_json(struct arena *a, const struct kube_pod *pod,
                       const struct eval_result *r, const struct prio_plan *plan,
-                      const struct why *y)
+                      const struct why *y, enum kpe_semantics sem)
 {
     struct jsonw w;
     char *out;
@@ -258,6 +265,8 @@ static int print_json(struct arena *a, const struct kube_pod *pod,
     jsonw_begin_object(&w);
     jsonw_key(&w, "pod");
     jsonw_string(&w, pod_ref(a, pod));
+    jsonw_key(&w, "semantics");
+    jsonw_string(&w, kpe_semantics_name(sem));
     jsonw_key(&w, "nodes");
     jsonw_begin_array(&w);
     for (i = 0; i < r->n_nodes; i++)
@@ -285,7 +294,8 @@ static int print_json(struct arena *a, const struct kube_pod *pod,
 
 static void print_text(struct arena *a, const struct kube_pod *pod,
                        const struct eval_result *r,
-                       const struct prio_plan *plan, const struct why *y)
+                       const struct prio_plan *plan, const struct why *y,
+                       enum kpe_semantics sem)
 {
     size_t i, k, f, width = 4;
 
@@ -295,8 +305,11 @@ static void print_text(struct arena *a, const struct kube_pod *pod,
         if (l > width)
             width = l;
     }
-    printf("Pod %s on %zu node(s), %zu feasible\n\n", pod_ref(a, pod),
-           r->n_nodes, r->n_feasible);
+    printf("Pod %s on %zu node(s), %zu feasible", pod_ref(a, pod), r->n_nodes,
+           r->n_feasible);
+    if (sem != KPE_SEM_DEFAULT)
+        printf(" (as kube-scheduler %s)", kpe_semantics_name(sem));
+    printf("\n\n");
     printf("%-*s  %-8s  %8s  %s\n", (int)width, "NODE", "FEASIBLE", "TOTAL",
            "WHY / SCORES");
     for (i = 0; i < r->n_nodes; i++) {
@@ -410,12 +423,12 @@ static int run(struct explain_opts *o, struct arena *a, struct err *e)
     if (ask_why(o, pod, from_file, &r, a, &y, e) < 0)
         goto out_cluster;
     if (o->json) {
-        if (print_json(a, pod, &r, &plans.prio, &y) < 0) {
+        if (print_json(a, pod, &r, &plans.prio, &y, p->semantics) < 0) {
             err_set(e, "out of memory writing JSON");
             goto out_cluster;
         }
     } else {
-        print_text(a, pod, &r, &plans.prio, &y);
+        print_text(a, pod, &r, &plans.prio, &y, p->semantics);
     }
     rc = 0;
 out_cluster:

@@ -7,7 +7,7 @@
  *
  * Its own flags come from sched_flag_table; every other flag is serve's
  * (server/common/options.c): --policy, --kubeconfig, --master, --listen,
- * --compat, --feature-gates, --log-format, --v, TLS, --config.
+ * --compat, --semantics, --feature-gates, --log-format, --v, TLS, --config.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,13 +121,15 @@ static void usage(FILE *f)
         fprintf(f, "  --%s%s\n      %s\n", sched_flag_table[i].name,
                 sched_flag_table[i].type == F_BOOL ? "[=BOOL]" : " VALUE",
                 sched_flag_table[i].help);
-    fprintf(f, "\nAlso serve's options (see `kube-policy-extender serve "
-               "--help`): --policy,\n--kubeconfig, --master, --listen (the "
-               "operations endpoints /healthz,\n/readyz, /metrics), "
-               "--compat, --feature-gates, --log-format, --v, --workers,\n"
-               "--tls-*, --config. SIGTERM releases the lease and exits 0; "
-               "a leader that\ncannot renew its lease exits 1. SIGHUP "
-               "reloads the policy.\n");
+    fprintf(
+        f,
+        "\nAlso serve's options (see `kube-policy-extender serve "
+        "--help`): --policy,\n--kubeconfig, --master, --listen (the "
+        "operations endpoints /healthz,\n/readyz, /metrics), "
+        "--compat, --semantics, --feature-gates, --log-format, --v,\n"
+        "--workers, --tls-*, --config. SIGTERM releases the lease and exits 0; "
+        "a leader that\ncannot renew its lease exits 1. SIGHUP "
+        "reloads the policy.\n");
 }
 
 static const struct sched_flag *find_flag(const char *name, size_t len)
@@ -361,6 +363,7 @@ static int setup(struct sched_ctx *c, struct err *e)
     app_init(&c->app, c->o.policy_file, NULL, 0,
              c->o.compat == OPTS_COMPAT_LEGACY ? POLICY_COMPAT_LEGACY : 0);
     c->app.gates = gates;
+    c->app.semantics = (enum kpe_semantics)(c->o.semantics - OPTS_SEM_1_22);
     c->app_ready = true;
     if (app_load(&c->app, e) < 0)
         return -1;

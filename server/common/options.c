@@ -49,6 +49,7 @@ static const char *const compat_names[] = { "none", "legacy", NULL };
 static const char *const scale_names[] = { "scaled", "raw", "auto", "rank",
                                            NULL };
 static const char *const logfmt_names[] = { "text", "json", NULL };
+static const char *const semantics_names[] = { "1.20", "1.21", "1.22", NULL };
 
 /* clang-format off */
 static const struct opt_def opt_table[] = {
@@ -73,6 +74,10 @@ static const struct opt_def opt_table[] = {
     { "compat", NULL, OT_ENUM, OFF(compat), 0, 0, compat_names, "MODE",
       "none, or legacy: accept the predicates and priorities v1.22 "
       "dropped (CheckNodeCondition, ...)", "none" },
+    { "semantics", NULL, OT_ENUM, OFF(semantics), 0, 0, semantics_names,
+      "VERSION", "the kube-scheduler release whose answers the Policy gives: "
+      "1.20 (v1.20.2), 1.21 or 1.22 (their latest patches); "
+      "docs/VERSION-SEMANTICS.md lists what differs", "1.22" },
     { "tls-cert-file", NULL, OT_STR, OFF(tls_cert_file), 0, 0, NULL, "FILE",
       "PEM certificate (chain); serve HTTPS (TLS 1.2 or newer)", "none" },
     { "tls-key-file", NULL, OT_STR, OFF(tls_key_file), 0, 0, NULL, "FILE",
@@ -179,6 +184,7 @@ void opts_defaults(struct srv_options *o)
     o->listen_port = 8888;
     o->url_prefix = "";
     o->compat = OPTS_COMPAT_NONE;
+    o->semantics = OPTS_SEM_1_22;
     o->policy_watch_ms = 1000;
     o->max_body_bytes = (long long)OPTS_DEFAULT_MAX_BODY;
     o->max_inflight_bytes = OPTS_DEFAULT_MAX_INFLIGHT;

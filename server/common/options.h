@@ -43,6 +43,9 @@ enum opts_score_scale {
 };
 #define OPTS_DEFAULT_HOLD_TIMEOUT 30
 enum opts_log_format { OPTS_LOG_TEXT, OPTS_LOG_JSON };
+/* --semantics, in release order; OPTS_SEM_1_22 - s releases back is
+ * framework/semantics.h's value (this layer cannot include it). */
+enum opts_semantics { OPTS_SEM_1_20, OPTS_SEM_1_21, OPTS_SEM_1_22 };
 
 struct srv_options {
     const char *listen;      /* as given, e.g. "[::1]:8888" */
@@ -57,6 +60,7 @@ struct srv_options {
     const char *url_prefix; /* "" or "/x/y", no trailing '/' */
     int workers;            /* 0: number of online CPUs */
     int compat;             /* enum opts_compat */
+    int semantics;          /* enum opts_semantics */
     const char *tls_cert_file;
     const char *tls_key_file;
     const char *tls_client_ca_file;

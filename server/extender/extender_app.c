@@ -568,6 +568,7 @@ int extender_app_init(struct extender_app *ctx, struct server *s, struct err *e)
     app_init(&ctx->app, o->policy_file, o->cluster_files, o->n_cluster_files,
              o->compat == OPTS_COMPAT_LEGACY ? POLICY_COMPAT_LEGACY : 0);
     ctx->app.gates = gates;
+    ctx->app.semantics = (enum kpe_semantics)(o->semantics - OPTS_SEM_1_22);
     ctx->ready = 1;
     if (register_all(s, ctx, e) < 0)
         return -1;

@@ -41,7 +41,8 @@ done
 run "explain JSON keeps the contract's shape" 0 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert set(d) == {"pod", "nodes", "summary", "selected", "event", "agree"}, d.keys()
+assert set(d) == {"pod", "semantics", "nodes", "summary", "selected", "event", "agree"}, d.keys()
+assert d["semantics"] == "1.22"
 assert d["event"] is None and d["agree"] is None  # no API server to ask
 assert d["summary"] is None
 assert d["pod"] == "default/high-comm" and d["selected"] in ("rdma-1", "rdma-2")
@@ -141,6 +142,22 @@ assert len(f) >= 2 and all(n["total"] == 1 and n["scores"] == {} for n in f), f
 assert d["selected"] == f[0]["name"]
 ' "$T_TMP/equal-out.json"
 done
+
+# --semantics (issue 25) reaches the output.
+run "explain --semantics 1.20 (json)" 0 "$KPE_BIN" explain --semantics 1.20 \
+    --policy "$D/policy.json" --cluster "$D/cluster.json" \
+    --pod "$D/pods/web.json" --output json
+contains "explain JSON carries the semantics" out '"semantics": "1.20"'
+run "explain --semantics 1.21 (text)" 0 "$KPE_BIN" explain --semantics 1.21 \
+    --policy "$D/policy.json" --cluster "$D/cluster.json" \
+    --pod "$D/pods/web.json"
+contains "explain text names a non-default semantics" out \
+    "(as kube-scheduler 1.21)"
+run "explain with a bad --semantics" 2 "$KPE_BIN" explain --semantics 1.23 \
+    --policy "$D/policy.json" --cluster "$D/cluster.json" \
+    --pod "$D/pods/web.json"
+contains "bad --semantics is named with the accepted values" err \
+    '--semantics: invalid value "1.23": expected 1.20, 1.21 or 1.22'
 
 run "explain with an unknown gate" 2 "$KPE_BIN" explain --feature-gates Foo=true
 contains "unknown gates are named" err "unrecognized feature gate: Foo"

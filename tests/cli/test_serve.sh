@@ -38,6 +38,26 @@ run "serve on a free port logs that it serves" 0 sh -c \
     "'$KPE_BIN' serve --listen 127.0.0.1:0 --policy $D/policy.json & p=\$!; sleep 1; kill -TERM \$p; wait \$p"
 contains "serving policy is logged once bound" err "serving policy $D/policy.json"
 
+# --semantics (issue 25): GET /policy shows the release the Policy answers as.
+"$KPE_BIN" serve --listen 127.0.0.1:0 --policy "$D/policy.json" \
+    --cluster "$D/cluster.json" --semantics 1.20 2>"$T_TMP/sem.log" &
+pid=$!
+run "GET /policy shows --semantics" 0 python3 -c '
+import re, sys, time, urllib.request
+for _ in range(500):
+    m = re.search(r"\(port (\d+)\)", open(sys.argv[1]).read())
+    if m:
+        break
+    time.sleep(0.01)
+body = urllib.request.urlopen("http://127.0.0.1:%s/policy" % m.group(1)).read()
+assert b"\"semantics\": \"1.20\"" in body, body[:300]
+' "$T_TMP/sem.log"
+kill -TERM "$pid"
+wait "$pid"
+run "serve with a bad --semantics is a usage error" 2 "$KPE_BIN" serve \
+    --semantics 1.2 --policy "$D/policy.json"
+contains "bad --semantics is named" err '--semantics: invalid value "1.2"'
+
 # SIGTERM as soon as main has blocked the signals (before anything is
 # loaded), while the cluster loads or the socket binds, and once it serves.
 # (A signal that lands before main runs at all cannot be handled by any

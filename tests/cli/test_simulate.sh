@@ -23,6 +23,14 @@ run "simulate --until-unschedulable with --replicas" 2 S \
     --until-unschedulable
 contains "the conflict is named" err "takes no --replicas"
 
+# --semantics (issue 25) comes with the shared policy options.
+run "simulate --semantics 1.20" 0 S --policy "$W/least.json" \
+    --pod "$W/one-cpu.json" --semantics 1.20
+run "simulate with a bad --semantics" 2 S --policy "$W/least.json" \
+    --pod "$W/one-cpu.json" --semantics 2.0
+contains "the bad --semantics is named with the accepted values" err \
+    '--semantics: invalid value "2.0": expected 1.20, 1.21 or 1.22'
+
 # Capacity: 6 CPUs, 1 used: five 1-CPU replicas fit, the sixth fails.
 run "until-unschedulable (json)" 0 S --policy "$W/least.json" \
     --pod "$W/one-cpu.json" --until-unschedulable --output json

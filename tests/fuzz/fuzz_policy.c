@@ -83,7 +83,8 @@ static void fail(const char *what, const char *detail)
 static void check_reload(const struct policy *p, const char *text,
                          enum policy_format format)
 {
-    struct policy_load_opts o = { p->compat, p->gates, format, NULL };
+    struct policy_load_opts o = { p->compat, p->gates, format, NULL,
+                                  p->semantics };
     struct policy *q = NULL;
     struct err e;
 
@@ -145,7 +146,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t f = 0; f < 2; f++) {
         for (size_t m = 0; m < 3; m++) {
             struct policy_load_opts o = { modes[m][0], modes[m][1], formats[f],
-                                          NULL };
+                                          NULL, KPE_SEM_DEFAULT };
             struct policy *p = NULL;
             struct err e;
 

@@ -113,6 +113,7 @@ enum pred_code fx_run_filter(const char *plugin, const void *args,
     if (policy) {
         cy.ignored_resources = policy->ignored_resources;
         cy.n_ignored_resources = policy->n_ignored_resources;
+        cy.semantics = policy->semantics;
     }
     cy.pod = pod;
     cy.cluster = c;
@@ -151,6 +152,15 @@ int fx_run_score(const char *plugin, const void *args,
                  const char *const *nodes, size_t n, struct arena *a,
                  int64_t *scores, struct err *e)
 {
+    return fx_run_score_as(KPE_SEM_DEFAULT, plugin, args, pod, c, nodes, n, a,
+                           scores, e);
+}
+
+int fx_run_score_as(enum kpe_semantics sem, const char *plugin,
+                    const void *args, const struct kube_pod *pod,
+                    const struct cluster *c, const char *const *nodes, size_t n,
+                    struct arena *a, int64_t *scores, struct err *e)
+{
     const struct prio_plugin *impl = prio_plugin_find(plugin);
     const struct node_info **list;
     struct prio_cycle cy;
@@ -172,6 +182,7 @@ int fx_run_score(const char *plugin, const void *args,
     cy.arena = a;
     cy.n_nodes = n;
     cy.nodes = list;
+    cy.semantics = sem;
     if (impl->prescore && impl->prescore(&cy, args, &state, e) < 0)
         return -1;
     for (i = 0; i < n; i++) {

@@ -60,6 +60,12 @@ int fx_run_score(const char *plugin, const void *args,
                  const char *const *nodes, size_t n, struct arena *a,
                  int64_t *scores, struct err *e);
 
+/* The same evaluated as release sem (--semantics, issue 25). */
+int fx_run_score_as(enum kpe_semantics sem, const char *plugin,
+                    const void *args, const struct kube_pod *pod,
+                    const struct cluster *c, const char *const *nodes, size_t n,
+                    struct arena *a, int64_t *scores, struct err *e);
+
 /* "reason1|reason2" for messages and comparisons ("" when none). */
 const char *fx_reasons(struct arena *a, const struct pred_result *r);
 

@@ -147,6 +147,12 @@ void ptf_add_docs(struct fx_cluster *fc, const char *const *docs)
 int ptf_run_case(const char *plugin, const void *args,
                  const struct ptf_case *tc)
 {
+    return ptf_run_case_as(KPE_SEM_DEFAULT, plugin, args, tc);
+}
+
+int ptf_run_case_as(enum kpe_semantics sem, const char *plugin,
+                    const void *args, const struct ptf_case *tc)
+{
     int bad = 0;
     const char *names[TF_MAX_NODES];
     int64_t got[TF_MAX_NODES];
@@ -162,14 +168,14 @@ int ptf_run_case(const char *plugin, const void *args,
     ptf_add_pods(&fc, tc->pods);
     ptf_add_docs(&fc, tc->docs);
     fx_cluster_build(&fc);
-    if (fx_run_score(plugin, args, fx_pod(&a, tc->pod), &fc.c, names, n, &a,
-                     got, &e) < 0)
+    if (fx_run_score_as(sem, plugin, args, fx_pod(&a, tc->pod), &fc.c, names, n,
+                        &a, got, &e) < 0)
         fail_msg("%s: %s: error %s", plugin, tc->name, e.msg);
     for (i = 0; i < n; i++) {
         if (got[i] != tc->want[i]) {
-            print_error("%s: %s: node %s scored %lld, want %lld\n", plugin,
-                        tc->name, names[i], (long long)got[i],
-                        (long long)tc->want[i]);
+            print_error("%s: %s (as %s): node %s scored %lld, want %lld\n",
+                        plugin, tc->name, kpe_semantics_name(sem), names[i],
+                        (long long)got[i], (long long)tc->want[i]);
             bad = 1;
         }
     }

@@ -52,4 +52,8 @@ struct ptf_case {
 int ptf_run_case(const char *plugin, const void *args,
                  const struct ptf_case *tc);
 
+/* The same evaluated as release sem (--semantics, issue 25). */
+int ptf_run_case_as(enum kpe_semantics sem, const char *plugin,
+                    const void *args, const struct ptf_case *tc);
+
 #endif

@@ -26,8 +26,8 @@ const char *sfx_json(struct arena *a, const char *s)
 }
 
 /* Build the case's cluster, run the plugin; want_err NULL: expect scores. */
-static void run(const char *plugin, const void *args, const struct sfx_case *c,
-                const char *want_err)
+static void run(enum kpe_semantics sem, const char *plugin, const void *args,
+                const struct sfx_case *c, const char *want_err)
 {
     const char *names[SFX_MAX];
     int64_t got[SFX_MAX];
@@ -50,8 +50,8 @@ static void run(const char *plugin, const void *args, const struct sfx_case *c,
     fx_cluster_build(&fc);
     memset(got, 0, sizeof(got));
     err_clear(&e);
-    rc = fx_run_score(plugin, args, fx_pod(&a, sfx_json(&a, c->pod)), &fc.c,
-                      names, n, &a, got, &e);
+    rc = fx_run_score_as(sem, plugin, args, fx_pod(&a, sfx_json(&a, c->pod)),
+                         &fc.c, names, n, &a, got, &e);
     if (want_err) {
         if (rc == 0)
             fail_msg("%s \"%s\": no error, want \"%s\"", plugin, c->name,
@@ -64,9 +64,9 @@ static void run(const char *plugin, const void *args, const struct sfx_case *c,
     }
     for (i = 0; !want_err && i < n; i++) {
         if (got[i] != c->want[i])
-            fail_msg("%s \"%s\": node %s scored %lld, want %lld", plugin,
-                     c->name, names[i], (long long)got[i],
-                     (long long)c->want[i]);
+            fail_msg("%s \"%s\" (as %s): node %s scored %lld, want %lld",
+                     plugin, c->name, kpe_semantics_name(sem), names[i],
+                     (long long)got[i], (long long)c->want[i]);
     }
     fx_cluster_free(&fc);
     arena_destroy(&a);
@@ -74,13 +74,13 @@ static void run(const char *plugin, const void *args, const struct sfx_case *c,
 
 void sfx_run(const char *plugin, const void *args, const struct sfx_case *c)
 {
-    run(plugin, args, c, NULL);
+    run(KPE_SEM_DEFAULT, plugin, args, c, NULL);
 }
 
 void sfx_run_error(const char *plugin, const void *args,
                    const struct sfx_case *c, const char *want)
 {
-    run(plugin, args, c, want);
+    run(KPE_SEM_DEFAULT, plugin, args, c, want);
 }
 
 void sfx_run_table(const char *plugin, const void *args,
@@ -90,4 +90,13 @@ void sfx_run_table(const char *plugin, const void *args,
 
     for (i = 0; i < n; i++)
         sfx_run(plugin, args, &cases[i]);
+}
+
+void sfx_run_table_as(enum kpe_semantics sem, const char *plugin,
+                      const void *args, const struct sfx_case *cases, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        run(sem, plugin, args, &cases[i], NULL);
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "framework/semantics.h"
 #include "kube/base/arena.h"
 
 #define SFX_MAX 8
@@ -66,5 +67,9 @@ void sfx_run_error(const char *plugin, const void *args,
 /* sfx_run for each of n cases. */
 void sfx_run_table(const char *plugin, const void *args,
                    const struct sfx_case *cases, size_t n);
+
+/* sfx_run_table evaluated as release sem (--semantics, issue 25). */
+void sfx_run_table_as(enum kpe_semantics sem, const char *plugin,
+                      const void *args, const struct sfx_case *cases, size_t n);
 
 #endif

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include "policy/policy.h"
 #include "tests/support/pred_fixtures.h"
 
 /* A copy of s from a with every ' turned into ". */
@@ -29,6 +30,13 @@ static const char *dq(struct arena *a, const char *s)
 void vf_run(const char *plugin, const struct vf_case *c,
             const char *const *extra)
 {
+    vf_run_as(KPE_SEM_DEFAULT, plugin, c, extra);
+}
+
+void vf_run_as(enum kpe_semantics sem, const char *plugin,
+               const struct vf_case *c, const char *const *extra)
+{
+    struct policy policy;
     struct arena a;
     struct fx_cluster fc;
     struct pred_result r;
@@ -46,8 +54,10 @@ void vf_run(const char *plugin, const struct vf_case *c,
     node = fx_node(&a, dq(&a, c->node));
     fx_cluster_add_node(&fc, node);
     fx_cluster_build(&fc);
-    got = fx_run_filter(plugin, NULL, NULL, fx_pod(&a, dq(&a, c->pod)), &fc.c,
-                        node->name, &a, &r);
+    memset(&policy, 0, sizeof(policy));
+    policy.semantics = sem;
+    got = fx_run_filter(plugin, NULL, &policy, fx_pod(&a, dq(&a, c->pod)),
+                        &fc.c, node->name, &a, &r);
     reasons = fx_reasons(&a, &r);
     if (got != c->want)
         fail_msg("%s \"%s\": code %d, want %d (reasons \"%s\")", plugin,

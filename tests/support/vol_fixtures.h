@@ -28,6 +28,10 @@ struct vf_case {
 void vf_run(const char *plugin, const struct vf_case *c,
             const char *const *extra);
 
+/* vf_run evaluated as release sem (--semantics, issue 25). */
+void vf_run_as(enum kpe_semantics sem, const char *plugin,
+               const struct vf_case *c, const char *const *extra);
+
 /* Run every case of a table. */
 void vf_run_table(const char *plugin, const struct vf_case *cases, size_t n,
                   const char *const *extra);

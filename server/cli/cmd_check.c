@@ -10,14 +10,22 @@
 #include "policy/policy.h"
 #include "policy/policy_buf.h"
 #include "server/cli/cli.h"
+#include "server/cli/doctor.h"
 
 static void check_usage(FILE *f)
 {
     fprintf(f, "Usage: kube-policy-extender check POLICY [--compat legacy] "
-               "[--output text|json] [--format json|yaml|ini]\n\n"
-               "Validate a kube-scheduler Policy (JSON or INI) as v1.22 "
+               "[--output text|json] [--format json|yaml|ini]\n"
+               "       [--scheduler-config FILE [--kube-version 1.x] "
+               "[--url-prefix PATH]]\n\n"
+               "Validate a kube-scheduler Policy (JSON, YAML or INI) as v1.22 "
                "does and print the\neffective configuration. Exit status: 0 "
-               "valid, 1 invalid, 2 usage error.\n");
+               "valid, 1 invalid, 2 usage error.\n"
+               "With --scheduler-config (kube-scheduler's Policy with "
+               "extenders, or its\nKubeSchedulerConfiguration v1beta1..v1): "
+               "whether that kube-scheduler calls\n`serve --policy POLICY "
+               "[--url-prefix PATH]` correctly; 0 yes, 1 each problem "
+               "named.\n");
 }
 
 /* Shared by check and convert: --compat and --format values. */
@@ -51,6 +59,7 @@ int cli_check(int argc, char **argv)
                                   .warnings = stderr };
     const char *path = NULL;
     struct policy *p = NULL;
+    struct doctor_opts d = { NULL, NULL, "", &o };
     struct err e;
     int json = 0, i, rc;
 
@@ -79,6 +88,19 @@ int cli_check(int argc, char **argv)
                             v);
                     return 2;
                 }
+                continue;
+            }
+            /* The wiring doctor (doctor.h). */
+            if (!strcmp(a, "--scheduler-config")) {
+                d.sched_path = v;
+                continue;
+            }
+            if (!strcmp(a, "--kube-version")) {
+                d.kube_version = v;
+                continue;
+            }
+            if (!strcmp(a, "--url-prefix")) {
+                d.url_prefix = v;
                 continue;
             }
             rc = cli_policy_option(a, v, &o);
@@ -120,7 +142,10 @@ int cli_check(int argc, char **argv)
         fprintf(stderr, "error: %s\n", e.msg);
         return 1;
     }
-    rc = policy_print_check(stdout, p, json) ? 1 : 0;
+    if (d.sched_path)
+        rc = doctor_run(stdout, p, &d);
+    else
+        rc = policy_print_check(stdout, p, json) ? 1 : 0;
     policy_free(p);
     return rc;
 }

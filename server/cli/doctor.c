@@ -104,16 +104,13 @@ static void check_version(struct doctor *d, const char *version, int minor)
         ;
     if (!s->name)
         return;
-    if (minor < 0) {
-        if (s->max)
-            fprintf(d->out, "%s: %s: read by kube-scheduler v1.%d-v1.%d\n",
-                    d->file, version, s->min, s->max);
-        else
-            fprintf(d->out, "%s: %s: read by kube-scheduler v1.%d and later\n",
-                    d->file, version, s->min);
-        return;
-    }
-    if (minor >= s->min && (!s->max || minor <= s->max))
+    if (s->max)
+        fprintf(d->out, "%s: %s: read by kube-scheduler v1.%d-v1.%d\n",
+                d->file, version, s->min, s->max);
+    else
+        fprintf(d->out, "%s: %s: read by kube-scheduler v1.%d and later\n",
+                d->file, version, s->min);
+    if (minor < 0 || (minor >= s->min && (!s->max || minor <= s->max)))
         return;
     for (s = spans; s->name; s++) {
         if (minor >= s->min && (!s->max || minor <= s->max))

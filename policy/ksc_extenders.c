@@ -14,9 +14,9 @@
 #include <strings.h>
 
 static const char *const ext_keys[] = {
-    "urlPrefix",        "filterVerb", "preemptVerb",      "prioritizeVerb",
-    "weight",           "bindVerb",   "enableHTTPS",      "tlsConfig",
-    "httpTimeout",      "nodeCacheCapable", "managedResources", "ignorable",
+    "urlPrefix",   "filterVerb",       "preemptVerb",      "prioritizeVerb",
+    "weight",      "bindVerb",         "enableHTTPS",      "tlsConfig",
+    "httpTimeout", "nodeCacheCapable", "managedResources", "ignorable",
     NULL,
 };
 
@@ -24,10 +24,9 @@ static const char *const ext_keys[] = {
 static const char *policy_key(const char *key)
 {
     static const char *const carried[] = {
-        "urlPrefix",      "filterVerb",  "preemptVerb",
-        "prioritizeVerb", "weight",      "bindVerb",
-        "tlsConfig",      "nodeCacheCapable", "ignorable",
-        NULL,
+        "urlPrefix", "filterVerb", "preemptVerb", "prioritizeVerb",
+        "weight",    "bindVerb",   "tlsConfig",   "nodeCacheCapable",
+        "ignorable", NULL,
     };
     size_t i;
 

@@ -30,8 +30,8 @@ struct api_span {
 };
 
 static const struct api_span spans[] = {
-    { "Policy", 13, 22 }, { "v1beta1", 19, 22 }, { "v1beta2", 22, 27 },
-    { "v1beta3", 23, 28 }, { "v1", 25, 0 },      { NULL, 0, 0 },
+    { "Policy", 13, 22 },  { "v1beta1", 19, 22 }, { "v1beta2", 22, 27 },
+    { "v1beta3", 23, 28 }, { "v1", 25, 0 },       { NULL, 0, 0 },
 };
 
 static void vsay(struct doctor *d, const char *kind, const char *fmt,
@@ -105,8 +105,8 @@ static void check_version(struct doctor *d, const char *version, int minor)
     if (!s->name)
         return;
     if (s->max)
-        fprintf(d->out, "%s: %s: read by kube-scheduler v1.%d-v1.%d\n",
-                d->file, version, s->min, s->max);
+        fprintf(d->out, "%s: %s: read by kube-scheduler v1.%d-v1.%d\n", d->file,
+                version, s->min, s->max);
     else
         fprintf(d->out, "%s: %s: read by kube-scheduler v1.%d and later\n",
                 d->file, version, s->min);
@@ -219,10 +219,10 @@ int doctor_run(FILE *out, const struct policy *served,
                     "checked",
                     version);
     if (d.problems)
-        fprintf(out, "%s: %d problem%s: kube-scheduler does not call %s "
-                     "correctly\n",
-                d.file, d.problems, d.problems == 1 ? "" : "s",
-                served->source);
+        fprintf(out,
+                "%s: %d problem%s: kube-scheduler does not call %s "
+                "correctly\n",
+                d.file, d.problems, d.problems == 1 ? "" : "s", served->source);
     else
         fprintf(out, "%s: kube-scheduler calls %s correctly\n", d.file,
                 served->source);

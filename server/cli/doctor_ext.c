@@ -25,16 +25,17 @@ static const char *url_path(const char *url, size_t *n)
     return p;
 }
 
-static void check_url(struct doctor *d, size_t i, const struct policy_extender *x,
-                      bool *https)
+static void check_url(struct doctor *d, size_t i,
+                      const struct policy_extender *x, bool *https)
 {
     const char *want = d->o->url_prefix ? d->o->url_prefix : "", *path;
     size_t n, wn = strlen(want);
 
     *https = !strncmp(x->url_prefix, "https://", 8);
     if (!*x->url_prefix) {
-        doctor_problem(d, "extenders[%zu].urlPrefix: empty: kube-scheduler "
-                          "has nowhere to call",
+        doctor_problem(d,
+                       "extenders[%zu].urlPrefix: empty: kube-scheduler "
+                       "has nowhere to call",
                        i);
         return;
     }
@@ -93,8 +94,7 @@ static void check_weight(struct doctor *d, size_t i,
                        "priorities' weights sum to %lld: in the split shape "
                        "the answer x weight x 10 equals their in-process "
                        "score only with weight %lld",
-                       i, (long long)x->weight, (long long)sum,
-                       (long long)sum);
+                       i, (long long)x->weight, (long long)sum, (long long)sum);
 }
 
 static void check_tls(struct doctor *d, size_t i,
@@ -102,8 +102,8 @@ static void check_tls(struct doctor *d, size_t i,
 {
     const struct policy_tls *t = &x->tls;
     bool ca = (t->ca_file && *t->ca_file) || (t->ca_data && *t->ca_data);
-    bool cert = (t->cert_file && *t->cert_file) ||
-                (t->cert_data && *t->cert_data);
+    bool cert =
+        (t->cert_file && *t->cert_file) || (t->cert_data && *t->cert_data);
 
     if (!https && x->enable_https)
         doctor_problem(d,

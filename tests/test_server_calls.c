@@ -147,9 +147,12 @@ struct fixture {
 static void start(struct fixture *f, bool debug)
 {
     struct err e = { "" };
-    const char *args[] = { "--policy", "tests/data/extender/policy.json",
-                           "--cluster", "deploy/demo/cluster.json",
-                           debug ? "--debug-endpoints" : NULL, NULL };
+    const char *args[] = { "--policy",
+                           "tests/data/extender/policy.json",
+                           "--cluster",
+                           "deploy/demo/cluster.json",
+                           debug ? "--debug-endpoints" : NULL,
+                           NULL };
 
     memset(f, 0, sizeof(*f));
     harness_new(&f->h, args);
@@ -205,13 +208,10 @@ static void serve_should_list_the_calls_it_answered(void **state)
     c = cJSON_GetArrayItem(calls, 0);
     assert_string_equal(cJSON_GetObjectItem(c, "verb")->valuestring,
                         "prioritize");
-    assert_string_equal(cJSON_GetObjectItem(c, "pod")->valuestring,
-                        "shop/web");
+    assert_string_equal(cJSON_GetObjectItem(c, "pod")->valuestring, "shop/web");
     c = cJSON_GetArrayItem(calls, 1);
-    assert_string_equal(cJSON_GetObjectItem(c, "verb")->valuestring,
-                        "filter");
-    assert_string_equal(cJSON_GetObjectItem(c, "pod")->valuestring,
-                        "shop/web");
+    assert_string_equal(cJSON_GetObjectItem(c, "verb")->valuestring, "filter");
+    assert_string_equal(cJSON_GetObjectItem(c, "pod")->valuestring, "shop/web");
     assert_int_equal(cJSON_GetObjectItem(c, "nodes")->valuedouble, 3);
     if (!strstr(cJSON_GetObjectItem(c, "answer")->valuestring, " of 3 passed"))
         fail_msg("filter answer: %s",

@@ -124,6 +124,16 @@ int cli_check(int argc, char **argv)
         check_usage(stderr);
         return 2;
     }
+    if (!d.sched_path && (d.kube_version || *d.url_prefix)) {
+        fprintf(stderr, "check: --kube-version and --url-prefix go with "
+                        "--scheduler-config\n");
+        return 2;
+    }
+    if (d.sched_path && json) {
+        fprintf(stderr, "check: --scheduler-config prints text only (no "
+                        "--output json)\n");
+        return 2;
+    }
     err_clear(&e);
     if (policy_load_file(path, &o, &p, &e)) {
         if (json) {

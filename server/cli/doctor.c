@@ -153,35 +153,76 @@ static int load_sched(struct doctor *d, struct policy **out, char *version,
     return rc;
 }
 
-/* The split's halves: what both evaluate is counted twice. */
-static void check_coverage(struct doctor *d)
+/* Whether two plugin lists share a plugin (by name). */
+static bool share(const struct kpe_plugin_ref *const *a, size_t na,
+                  const struct kpe_plugin_ref *const *b, size_t nb)
 {
-    const struct policy *s = d->sched, *v = d->served;
-    size_t i, j, k, l;
+    size_t i, j;
 
-    for (i = 0; i < v->n_preds; i++) {
-        for (j = 0; named(v->preds[i].origin) && j < s->n_preds; j++) {
-            if (named(s->preds[j].origin) && s->preds[j].def == v->preds[i].def)
-                doctor_problem(d,
-                               "predicate %s is in both halves (here and "
-                               "in %s): evaluated twice",
-                               v->preds[i].def->name, v->source);
+    for (i = 0; i < na; i++) {
+        for (j = 0; j < nb; j++) {
+            if (!strcmp(a[i]->name, b[j]->name))
+                return true;
         }
     }
-    for (i = 0; i < v->n_prios; i++) {
-        for (j = 0; j < s->n_prios; j++) {
-            bool both = false;
+    return false;
+}
 
-            for (k = 0; k < v->prios[i].n_keys; k++) {
-                for (l = 0; l < s->prios[j].n_keys; l++)
-                    both = both || v->prios[i].keys[k] == s->prios[j].keys[l];
+/* Whether a served predicate runs a plugin kube-scheduler's side runs. */
+static bool pred_twice(const struct policy *s, const struct policy_pred *u)
+{
+    const struct kpe_plugin_ref *a[KPE_MAX_PLUGINS], *b[KPE_MAX_PLUGINS];
+    size_t na = pred_def_refs(u->def, a), j;
+
+    for (j = 0; j < s->n_preds; j++) {
+        if (named(s->preds[j].origin) &&
+            share(a, na, b, pred_def_refs(s->preds[j].def, b)))
+            return true;
+    }
+    return false;
+}
+
+static bool prio_twice(const struct policy *s, const struct policy_prio *u)
+{
+    const struct kpe_plugin_ref *a[KPE_MAX_PLUGINS], *b[KPE_MAX_PLUGINS];
+    size_t k, l, j;
+
+    for (k = 0; k < u->n_keys; k++) {
+        size_t na = prio_def_refs(u->keys[k], a);
+
+        for (j = 0; j < s->n_prios; j++) {
+            for (l = 0; l < s->prios[j].n_keys; l++) {
+                if (share(a, na, b, prio_def_refs(s->prios[j].keys[l], b)))
+                    return true;
             }
-            if (both)
-                doctor_problem(d,
-                               "priority %s is in both halves (here and in "
-                               "%s): its score counts twice",
-                               v->prios[i].def->name, v->source);
         }
+    }
+    return false;
+}
+
+/*
+ * The split's halves: a served predicate or priority whose v1.22 plugin
+ * kube-scheduler's side also runs is evaluated twice (compared by plugin,
+ * so GeneralPredicates meets a profile's NodeResourcesFit).
+ */
+static void check_coverage(struct doctor *d)
+{
+    const struct policy *v = d->served;
+    size_t i;
+
+    for (i = 0; i < v->n_preds; i++) {
+        if (named(v->preds[i].origin) && pred_twice(d->sched, &v->preds[i]))
+            doctor_problem(d,
+                           "predicate %s is in both halves (here and in "
+                           "%s): evaluated twice",
+                           v->preds[i].def->name, v->source);
+    }
+    for (i = 0; i < v->n_prios; i++) {
+        if (prio_twice(d->sched, &v->prios[i]))
+            doctor_problem(d,
+                           "priority %s is in both halves (here and in %s): "
+                           "its score counts twice",
+                           v->prios[i].def->name, v->source);
     }
 }
 

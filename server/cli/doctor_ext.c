@@ -4,7 +4,10 @@
  * kube-scheduler's makeTransport (pkg/scheduler/core/extender.go, v1.20):
  * tlsConfig is used whatever enableHTTPS says, enableHTTPS without a CA
  * turns verification off, and the scheme is the urlPrefix's own; each call
- * goes to the urlPrefix without its trailing '/' plus "/" and the verb.
+ * goes to the urlPrefix without its trailing '/' plus "/" and the verb
+ * (HTTPExtender.send). A prioritizeVerb needs a positive weight
+ * (validateExtenders, pkg/scheduler/apis/config/validation, v1.20). Every
+ * entry is taken to be this server.
  */
 #include "server/cli/doctor_internal.h"
 

@@ -48,6 +48,18 @@ doctor "bad --kube-version" 2 "$EXT" "$D/kube-scheduler-config.v1.yaml" \
     --kube-version 2.0
 contains "bad --kube-version: named" err "--kube-version: expected 1.x"
 
+run "--kube-version without --scheduler-config" 2 "$KPE_BIN" check "$EXT" \
+    --kube-version 1.20
+contains "--kube-version alone: named" err "go with --scheduler-config"
+doctor "--output json with the doctor" 2 "$EXT" "$D/kube-scheduler-config.v1.yaml" \
+    --output json
+contains "--output json: named" err "--scheduler-config prints text only"
+printf 'kind: Policy\napiVersion: v1\npredicates: [{name: NoSuchPredicate}]\n' \
+    >"$T_TMP/unreadable.yaml"
+doctor "an unreadable scheduler file" 1 "$EXT" "$T_TMP/unreadable.yaml"
+contains "an unreadable scheduler file: named" out \
+    'problem: '"$T_TMP"'/unreadable.yaml: predicates[0].name: predicate type not found for "NoSuchPredicate"'
+
 # break NAME SED-EXPR [FILE]: a copy of a shipped file with one change.
 break_file() {
     sed "$2" "${3:-$D/kube-scheduler-config.v1beta2.yaml}" >"$T_TMP/$1"

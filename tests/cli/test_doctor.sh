@@ -15,17 +15,55 @@ doctor() { # NAME WANT POLICY FILE [OPTIONS...]
 }
 
 # ---- the shipped files ----
-python3 -c 'import sys, yaml
-for d in yaml.safe_load_all(open(sys.argv[1])):
-    if d and d.get("kind") == "ConfigMap":
-        sys.stdout.write(d["data"]["config.yaml"])' \
-    "$D/second-scheduler/config.yaml" >"$T_TMP/second.yaml"
-for f in "$D/policy-config-file.json" "$D/kube-scheduler-config.v1beta2.yaml" \
-    "$D/kube-scheduler-config.v1.yaml" "$D/kubeadm/kube-scheduler-config.yaml" \
-    "$T_TMP/second.yaml"; do
+# sched_doc FILE OUT: the scheduler's own document of FILE (a ConfigMap's
+# data value holding a Policy or a KubeSchedulerConfiguration, or FILE).
+sched_doc() {
+    python3 - "$1" "$2" <<'PY'
+import sys, yaml
+text = open(sys.argv[1]).read()
+out = text
+for d in yaml.safe_load_all(text):
+    if isinstance(d, dict) and d.get("kind") == "ConfigMap":
+        vals = [v for v in (d.get("data") or {}).values()
+                if "KubeSchedulerConfiguration" in v or '"Policy"' in v]
+        if len(vals) != 1:
+            sys.exit("%s: %d scheduler documents in the ConfigMap" % (sys.argv[1], len(vals)))
+        out = vals[0]
+open(sys.argv[2], "w").write(out)
+PY
+}
+
+# Every top-level file, against the versions its apiVersion names.
+for f in "$D"/*.json "$D"/*.yaml; do
     doctor "shipped $f" 0 "$EXT" "$f"
     contains "shipped $f: verdict" out "kube-scheduler calls $EXT correctly"
 done
+# Every generation's recipe: the file beside the kube-scheduler image it
+# pins, at that version and at the ends of the generation's range.
+for dir in "$D"/kubeadm/v1.* "$D"/second-scheduler/v1.*; do
+    gen=$(basename "$dir")
+    f=$(ls "$dir"/*.json "$dir"/kube-scheduler-config.yaml "$dir"/config.yaml \
+        2>/dev/null | head -n 1)
+    sched_doc "$f" "$T_TMP/doc"
+    pinned=$(sed -n 's/.*\(image: .*kube-scheduler:\|newTag: \)v\(1\.[0-9]*\).*/\2/p' \
+        "$dir"/*.yaml | head -n 1)
+    versions="$pinned"
+    case $gen in
+    v1.*-v1.*) versions="$versions ${gen%%-*} ${gen##*-}" ;;
+    v1.*-and-later) ;;
+    *) versions="$versions $gen" ;;
+    esac
+    [ -n "$pinned" ] || not_ok "$dir: no pinned kube-scheduler image found"
+    for v in $versions; do
+        doctor "shipped $f on $v" 0 "$EXT" "$T_TMP/doc" --kube-version "$v"
+        contains "shipped $f on $v: verdict" out "kube-scheduler calls $EXT correctly"
+    done
+done
+doctor "nodeCacheCapable says what serve needs" 0 "$EXT" \
+    "$D/kube-scheduler-config.v1beta2.yaml"
+contains "nodeCacheCapable note" out \
+    "nodeCacheCapable: true: kube-scheduler sends node names only, so serve needs its own cluster state"
+
 # The README's example, as written there.
 python3 - README.md "$T_TMP/readme-doctor.sh" <<'PY'
 import re, sys
@@ -40,10 +78,6 @@ contains "README's doctor example: verdict" out "kube-scheduler calls $EXT corre
 doctor "Policy file on v1.20" 0 "$EXT" "$D/policy-config-file.json" \
     --kube-version 1.20
 contains "Policy file: versions named" out "Policy: read by kube-scheduler v1.13-v1.22"
-doctor "nodeCacheCapable says what serve needs" 0 "$EXT" \
-    "$D/kube-scheduler-config.v1beta2.yaml"
-contains "nodeCacheCapable note" out \
-    "nodeCacheCapable: true: kube-scheduler sends node names only, so serve needs its own cluster state"
 
 # ---- apiVersion against --kube-version ----
 doctor "v1beta2 on v1.20" 1 "$EXT" "$D/kube-scheduler-config.v1beta2.yaml" \

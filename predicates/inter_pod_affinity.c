@@ -9,9 +9,10 @@
 
 #include "kube/model/labels.h"
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
 #include "kube/cluster/topology_counts.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_MATCH_INTER_POD_AFFINITY "MatchInterPodAffinity"
 
 #define NO_STATE                                                               \
     "error reading \"PreFilterInterPodAffinity\" from cycleState: not found"

@@ -19,6 +19,8 @@
 #include "framework/label_rule_arg.h"
 #include "predicates/predicates.h"
 
+#define PRED_NAME_LABEL_RULE "LabelRule"
+
 /* One entry's argument, as written. */
 struct label_rule_arg {
     struct policy_strlist pod_selector;

@@ -13,8 +13,10 @@
 #include <string.h>
 
 #include "kube/model/labels.h"
-#include "predicates/reasons.h"
+#include "predicates/legacy_no_execute_taints.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_NO_EXECUTE_TAINTS "PodToleratesNodeNoExecuteTaints"
 
 /*
  * Filter: fit when the pod tolerates every NoExecute taint; otherwise the

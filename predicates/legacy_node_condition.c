@@ -15,8 +15,11 @@
 
 #include <string.h>
 
-#include "predicates/reasons.h"
+#include "predicates/node_unschedulable.h"
+#include "predicates/legacy_node_condition.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_CHECK_NODE_CONDITION "CheckNodeCondition"
 
 /*
  * Filter: one reason per offending condition, in node.status.conditions

@@ -13,8 +13,12 @@
 
 #include <string.h>
 
-#include "predicates/reasons.h"
+#include "predicates/legacy_pressure.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_CHECK_NODE_MEMORY_PRESSURE "CheckNodeMemoryPressure"
+#define PRED_NAME_CHECK_NODE_PID_PRESSURE    "CheckNodePIDPressure"
+#define PRED_NAME_CHECK_NODE_DISK_PRESSURE   "CheckNodeDiskPressure"
 
 /* The node's status for condition `type` (the last one wins, as
  * NodeInfo.SetNode recorded it), or "" when the node does not report it. */

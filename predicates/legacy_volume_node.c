@@ -12,8 +12,10 @@
 
 #include "kube/model/labels.h"
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/volume_binding.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_NO_VOLUME_NODE_CONFLICT "NoVolumeNodeConflict"
 
 /* v1.8's own error texts, and the listers' NotFound messages. */
 #define VN_NO_CLAIM_NAME "PersistentVolumeClaim had no name"

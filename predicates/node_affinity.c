@@ -7,8 +7,10 @@
 #include "predicates/plugins.h"
 
 #include "kube/model/labels.h"
-#include "predicates/reasons.h"
+#include "predicates/node_affinity.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_MATCH_NODE_SELECTOR "MatchNodeSelector"
 
 /*
  * Filter: every nodeSelector pair present with an equal value in the

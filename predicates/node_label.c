@@ -8,7 +8,9 @@
 
 #include "kube/model/labels.h"
 #include "predicates/predicates.h"
-#include "predicates/reasons.h"
+#include "predicates/node_label.h"
+
+#define PRED_NAME_CHECK_NODE_LABEL_PRESENCE "CheckNodeLabelPresence"
 
 static bool all_present(const struct kube_labels *l,
                         const struct policy_strlist *keys, bool want)

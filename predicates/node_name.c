@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/node_name.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_HOST_NAME "HostName"
 
 enum pred_code pred_node_name_filter(const struct pred_cycle *cy,
                                      const void *args, const void *state,

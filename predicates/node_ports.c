@@ -7,8 +7,11 @@
  */
 #include "predicates/plugins.h"
 
-#include "predicates/reasons.h"
+#include "predicates/node_ports.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_POD_FITS_HOST_PORTS "PodFitsHostPorts"
+#define PRED_NAME_POD_FITS_PORTS      "PodFitsPorts"
 
 /* What v1.22 reports when Filter runs without its PreFilter state. */
 #define NODE_PORTS_NO_STATE                                                    \

@@ -13,8 +13,9 @@
 
 #include "kube/model/resources.h"
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_POD_FITS_RESOURCES "PodFitsResources"
 
 /* Read by the filter when the prefilter did not run (v1.22 wording). */
 #define FIT_NO_STATE                                                           \

@@ -7,8 +7,10 @@
 #include "predicates/plugins.h"
 
 #include "kube/model/labels.h"
-#include "predicates/reasons.h"
+#include "predicates/node_unschedulable.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_CHECK_NODE_UNSCHEDULABLE "CheckNodeUnschedulable"
 
 #define UNSCHEDULABLE_TAINT_KEY "node.kubernetes.io/unschedulable"
 

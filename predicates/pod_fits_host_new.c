@@ -6,8 +6,11 @@
  * HostName's; the reason is the seed's ErrPodNotMatchHostName.
  */
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/pod_fits_host_new.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_POD_FITS_HOST_NEW       "PodFitsHostNew"
+#define PRED_NAME_CUSTOM_PREDICATE_POLICY "CustomPredicatePolicy"
 
 enum pred_code pred_pod_fits_host_new_filter(const struct pred_cycle *cy,
                                              const void *args,

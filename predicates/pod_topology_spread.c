@@ -10,9 +10,10 @@
 
 #include "kube/model/labels.h"
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
 #include "kube/cluster/topology_counts.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_EVEN_PODS_SPREAD "EvenPodsSpread"
 
 #define NO_STATE                                                               \
     "reading \"PreFilterPodTopologySpread\" from cycleState: not found"

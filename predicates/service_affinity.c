@@ -12,7 +12,9 @@
 #include "kube/model/labels.h"
 #include "predicates/plugins.h"
 #include "predicates/predicates.h"
-#include "predicates/reasons.h"
+#include "predicates/service_affinity.h"
+
+#define PRED_NAME_CHECK_SERVICE_AFFINITY "CheckServiceAffinity"
 
 /* A pod of the namespace whose labels contain the incoming pod's. */
 struct sa_match {

@@ -9,8 +9,10 @@
 #include <string.h>
 
 #include "kube/model/labels.h"
-#include "predicates/reasons.h"
+#include "predicates/taint_toleration.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_POD_TOLERATES_NODE_TAINTS "PodToleratesNodeTaints"
 
 static bool filtered_effect(const char *effect)
 {

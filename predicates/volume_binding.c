@@ -9,9 +9,12 @@
 
 #include "kube/model/labels.h"
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/volume_binding.h"
 #include "predicates/volume_util.h"
 #include "predicates/predicates.h"
+
+#define PRED_REASON_NOT_ENOUGH_SPACE   "node(s) did not have enough free storage"
+#define PRED_NAME_CHECK_VOLUME_BINDING "CheckVolumeBinding"
 
 #define NO_PROVISIONER "kubernetes.io/no-provisioner"
 

@@ -10,9 +10,14 @@
 #include "kube/model/labels.h"
 #include "kube/model/resources.h"
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/volume_limits.h"
 #include "predicates/volume_util.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_MAX_EBS_VOLUME_COUNT    "MaxEBSVolumeCount"
+#define PRED_NAME_MAX_GCE_PD_VOLUME_COUNT "MaxGCEPDVolumeCount"
+#define PRED_NAME_MAX_AZURE_DISK_COUNT    "MaxAzureDiskVolumeCount"
+#define PRED_NAME_MAX_CINDER_VOLUME_COUNT "MaxCinderVolumeCount"
 
 struct provider {
     enum kube_volume_kind kind; /* inline and PV source kind */

@@ -9,9 +9,11 @@
 
 #include "kube/model/resources.h"
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/volume_limits.h"
 #include "predicates/volume_util.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_MAX_CSI_VOLUME_COUNT "MaxCSIVolumeCountPred"
 
 struct csi_ctx {
     const struct pred_cycle *cy;

@@ -9,8 +9,10 @@
 #include <string.h>
 
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/volume_restrictions.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_NO_DISK_CONFLICT "NoDiskConflict"
 
 /* The volume kinds this plugin compares. */
 static bool checked_kind(enum kube_volume_kind k)

@@ -7,9 +7,11 @@
 
 #include "kube/model/labels.h"
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/volume_zone.h"
 #include "predicates/volume_util.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_NO_VOLUME_ZONE_CONFLICT "NoVolumeZoneConflict"
 
 static const char *const zone_labels[] = {
     "failure-domain.beta.kubernetes.io/zone",

@@ -26,6 +26,7 @@
 #define KSC_GROUP     "kubescheduler.config.k8s.io/"
 #define KSC_MAX_FILE  ((size_t)16 << 20)
 #define DEFAULT_SCHED "default-scheduler"
+#define KSC_WIRING    0x100u /* policy_ksc_wiring_text */
 
 static const struct plugin_w default_filters[] = {
     { "NodeUnschedulable", 0, NULL },  { "NodeName", 0, NULL },
@@ -246,6 +247,15 @@ static int check_version(struct kctx *k, const cJSON *root)
         k->v = KSC_V1BETA2;
         return 0;
     }
+    /* The wiring doctor reads their extenders, not their plugins. */
+    if ((k->flags & KSC_WIRING) && !strcmp(av, "v1beta3")) {
+        k->v = KSC_V1BETA3;
+        return 0;
+    }
+    if ((k->flags & KSC_WIRING) && !strcmp(av, "v1")) {
+        k->v = KSC_V1;
+        return 0;
+    }
     return err_set(k->e,
                    "apiVersion: %s%s is not read: this project implements the "
                    "plugins of v1beta1 and v1beta2 (kube-scheduler "
@@ -324,7 +334,8 @@ static int to_policy(struct kctx *k, const cJSON *root, char **text)
     struct jsonw w;
     const cJSON *ext = ksc_get(root, "extenders");
 
-    if (cJSON_IsArray(ext) && ext->child && !(k->flags & POLICY_KSC_EXTENDERS))
+    if (cJSON_IsArray(ext) && ext->child &&
+        !(k->flags & (POLICY_KSC_EXTENDERS | KSC_WIRING)))
         return err_set(k->e,
                        "extenders[0]: the profile calls an extender (%s): what "
                        "it decides is not in this file; give the Policy it "
@@ -340,7 +351,19 @@ static int to_policy(struct kctx *k, const cJSON *root, char **text)
     jsonw_string(&w, "Policy");
     jsonw_key(&w, "apiVersion");
     jsonw_string(&w, "v1");
-    if (write_filters(k) < 0 || ksc_write_scores(k) < 0) {
+    if (k->v >= KSC_V1BETA3) {
+        /* Plugins this project does not implement: not read (wiring). */
+        jsonw_key(&w, "predicates");
+        jsonw_begin_array(&w);
+        jsonw_end_array(&w);
+        jsonw_key(&w, "priorities");
+        jsonw_begin_array(&w);
+        jsonw_end_array(&w);
+    } else if (write_filters(k) < 0 || ksc_write_scores(k) < 0) {
+        jsonw_free(&w);
+        return -1;
+    }
+    if ((k->flags & KSC_WIRING) && ksc_write_extenders(k, ext) < 0) {
         jsonw_free(&w);
         return -1;
     }
@@ -353,9 +376,10 @@ static int to_policy(struct kctx *k, const cJSON *root, char **text)
     return *text ? 0 : err_set(k->e, "out of memory");
 }
 
-char *policy_ksc_policy_text(const char *name, const char *buf, size_t len,
-                             const char *profile, unsigned flags,
-                             const char **source, struct err *e)
+static char *ksc_text(const char *name, const char *buf, size_t len,
+                      const char *profile, unsigned flags,
+                      enum ksc_version *version, const char **source,
+                      struct err *e)
 {
     struct arena a;
     struct kctx k;
@@ -383,7 +407,34 @@ char *policy_ksc_policy_text(const char *name, const char *buf, size_t len,
         text = NULL;
         err_set(e, "out of memory");
     }
+    *version = k.v;
     arena_destroy(&a);
+    return text;
+}
+
+char *policy_ksc_policy_text(const char *name, const char *buf, size_t len,
+                             const char *profile, unsigned flags,
+                             const char **source, struct err *e)
+{
+    enum ksc_version v;
+
+    return ksc_text(name, buf, len, profile, flags & ~KSC_WIRING, &v, source,
+                    e);
+}
+
+char *policy_ksc_wiring_text(const char *name, const char *buf, size_t len,
+                             const char *profile, struct policy_ksc_info *info,
+                             const char **source, struct err *e)
+{
+    static const char *const names[] = { "v1beta1", "v1beta2", "v1beta3",
+                                         "v1" };
+    enum ksc_version v = KSC_V1BETA1;
+    char *text = ksc_text(name, buf, len, profile, KSC_WIRING, &v, source, e);
+
+    if (text) {
+        snprintf(info->version, sizeof(info->version), "%s", names[v]);
+        info->plugins_read = v <= KSC_V1BETA2;
+    }
     return text;
 }
 
@@ -403,6 +454,23 @@ int policy_load_ksc_buffer(const char *name, const char *buf, size_t len,
     free(text);
     free((char *)src);
     return rc;
+}
+
+bool policy_ksc_is_config(const char *buf, size_t len)
+{
+    struct arena a;
+    struct err e;
+    cJSON *root = NULL;
+    const char *kind;
+    bool yes;
+
+    arena_init(&a, 0);
+    err_clear(&e);
+    yes = parse_tree(&a, buf, len, &root, &e) == 0 &&
+          (kind = ksc_str(root, "kind")) &&
+          !strcmp(kind, "KubeSchedulerConfiguration");
+    arena_destroy(&a);
+    return yes;
 }
 
 char *policy_ksc_read_file(const char *path, size_t *len, struct err *e)

@@ -10,12 +10,14 @@
  * Read: kubescheduler.config.k8s.io/v1beta1 (kube-scheduler v1.19-v1.21)
  * and v1beta2 (v1.22), the versions whose plugins this project
  * implements. Later versions (v1beta3, v1) are refused with a message
- * saying so; so is what no Policy can say (an extender, a plugin without
- * a Policy equivalent, resource weights other than cpu=1 and memory=1).
+ * saying so (policy_ksc_wiring_text reads their extenders only); so is what no
+ * Policy can say (an extender, a plugin without a Policy equivalent, resource
+ * weights other than cpu=1 and memory=1).
  */
 #ifndef POLICY_KSC_READ_H
 #define POLICY_KSC_READ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "kube/base/err.h"
@@ -51,6 +53,25 @@ int policy_load_ksc_file(const char *path, const char *profile,
 char *policy_ksc_policy_text(const char *name, const char *buf, size_t len,
                              const char *profile, unsigned flags,
                              const char **source, struct err *e);
+
+/*
+ * For `check --scheduler-config` (the wiring doctor): every version from
+ * v1beta1 to v1 is read and the extenders are written into the Policy
+ * (ksc_extenders.c says which fields); the profile's plugins only where
+ * they are read (v1beta1, v1beta2: plugins_read), else the Policy has
+ * `predicates: []` and `priorities: []`. info->version gets the version
+ * ("v1beta2"). Otherwise as policy_ksc_policy_text.
+ */
+struct policy_ksc_info {
+    char version[16];
+    bool plugins_read;
+};
+char *policy_ksc_wiring_text(const char *name, const char *buf, size_t len,
+                             const char *profile, struct policy_ksc_info *info,
+                             const char **source, struct err *e);
+
+/* buf[0..len) is YAML or JSON whose kind is KubeSchedulerConfiguration. */
+bool policy_ksc_is_config(const char *buf, size_t len);
 
 /* A whole file (at most 16 MiB), malloc'd and NUL-terminated; NULL, e. */
 char *policy_ksc_read_file(const char *path, size_t *len, struct err *e);

@@ -19,7 +19,7 @@
 
 #define KSC_MAX_SET 64
 
-enum ksc_version { KSC_V1BETA1, KSC_V1BETA2 };
+enum ksc_version { KSC_V1BETA1, KSC_V1BETA2, KSC_V1BETA3, KSC_V1 };
 
 struct plugin_w {
     const char *name;
@@ -62,5 +62,8 @@ bool ksc_default_resources(const cJSON *res);
 
 /* The profile's score plugins as the Policy's "priorities" member. */
 int ksc_write_scores(struct kctx *k);
+
+/* The configuration's extenders as the Policy's (ksc_extenders.c). */
+int ksc_write_extenders(struct kctx *k, const cJSON *ext);
 
 #endif

@@ -232,6 +232,14 @@ int policy_split(const struct policy *p, struct arena *a,
                  const struct policy_split_opts *o, struct policy_doc *sched,
                  struct policy_doc *ext, int64_t *ext_weight, struct err *e);
 
+/*
+ * The weight kube-scheduler's entry for this server needs in the split
+ * shape: the sum of the resolved weights of p's priorities that
+ * kube-scheduler lacks, so that the 0..10 answer x weight x 10 equals
+ * their in-process weighted score.
+ */
+int64_t policy_extender_weight(const struct policy *p);
+
 #define POLICY_ROLE_MAX_NAMES 32
 
 /*

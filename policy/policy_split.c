@@ -54,6 +54,19 @@ static const struct prio_def *entry_prio(const struct policy *p,
     return prio_lookup(name);
 }
 
+int64_t policy_extender_weight(const struct policy *p)
+{
+    int64_t weight = 0;
+    size_t i;
+
+    /* The resolved weights (of duplicates, the last entry wins). */
+    for (i = 0; i < p->n_prios; i++) {
+        if (!prio_in_tree(p->prios[i].def))
+            weight += p->prios[i].weight;
+    }
+    return weight;
+}
+
 int policy_split(const struct policy *p, struct arena *a,
                  const struct policy_split_opts *o, struct policy_doc *sched,
                  struct policy_doc *ext, int64_t *ext_weight, struct err *e)
@@ -92,11 +105,7 @@ int policy_split(const struct policy *p, struct arena *a,
         else
             ext->prios[ext->n_prios++] = d->prios[i];
     }
-    /* The resolved weights (of duplicates, the last entry wins). */
-    for (i = 0; i < p->n_prios; i++) {
-        if (!prio_in_tree(p->prios[i].def))
-            weight += p->prios[i].weight;
-    }
+    weight = policy_extender_weight(p);
     ext->priorities_mode = POLICY_LIST_LISTED;
     /* The extender's own document has no extenders; kube-scheduler's keeps
      * the ones the Policy had, then ours. */

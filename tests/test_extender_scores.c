@@ -172,7 +172,7 @@ static void single_top_should_be_one_of_the_best(void **state)
     for (round = 0; round < 20; round++) {
         struct arena ar;
         struct answer raw, top;
-        struct ext_decision dec = { NULL, NULL };
+        struct ext_decision dec = { 0 };
         int64_t best = -1;
         size_t i, n_ten = 0;
 
@@ -255,7 +255,7 @@ static void filter_should_decide_only_a_single_node(void **state)
     (void)state;
     for (i = 0; i < 2; i++) {
         struct arena ar;
-        struct ext_decision dec = { NULL, NULL };
+        struct ext_decision dec = { 0 };
         char body[1024];
         size_t len = 0;
         char *out;

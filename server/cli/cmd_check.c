@@ -10,15 +10,23 @@
 #include "policy/policy.h"
 #include "policy/policy_buf.h"
 #include "server/cli/cli.h"
+#include "server/cli/doctor.h"
 
 static void check_usage(FILE *f)
 {
     fprintf(f, "Usage: kube-policy-extender check POLICY [--compat legacy] "
                "[--output text|json] [--format json|yaml|ini]\n"
-               "           [--semantics 1.20|1.21|1.22]\n\n"
-               "Validate a kube-scheduler Policy (JSON or INI) as v1.22 "
+               "           [--semantics 1.20|1.21|1.22]\n"
+               "       [--scheduler-config FILE [--kube-version 1.x] "
+               "[--url-prefix PATH]]\n\n"
+               "Validate a kube-scheduler Policy (JSON, YAML or INI) as v1.22 "
                "does and print the\neffective configuration. Exit status: 0 "
-               "valid, 1 invalid, 2 usage error.\n");
+               "valid, 1 invalid, 2 usage error.\n"
+               "With --scheduler-config (kube-scheduler's Policy with "
+               "extenders, or its\nKubeSchedulerConfiguration v1beta1..v1): "
+               "whether that kube-scheduler calls\n`serve --policy POLICY "
+               "[--url-prefix PATH]` correctly; 0 yes, 1 each problem "
+               "named.\n");
 }
 
 int cli_policy_option(const char *opt, const char *val,
@@ -58,6 +66,7 @@ int cli_check(int argc, char **argv)
                                   .warnings = stderr };
     const char *path = NULL;
     struct policy *p = NULL;
+    struct doctor_opts d = { NULL, NULL, "", &o };
     struct err e;
     int json = 0, i, rc;
 
@@ -88,6 +97,19 @@ int cli_check(int argc, char **argv)
                 }
                 continue;
             }
+            /* The wiring doctor (doctor.h). */
+            if (!strcmp(a, "--scheduler-config")) {
+                d.sched_path = v;
+                continue;
+            }
+            if (!strcmp(a, "--kube-version")) {
+                d.kube_version = v;
+                continue;
+            }
+            if (!strcmp(a, "--url-prefix")) {
+                d.url_prefix = v;
+                continue;
+            }
             rc = cli_policy_option(a, v, &o, &e);
             if (rc) {
                 if (rc > 0)
@@ -109,6 +131,16 @@ int cli_check(int argc, char **argv)
         check_usage(stderr);
         return 2;
     }
+    if (!d.sched_path && (d.kube_version || *d.url_prefix)) {
+        fprintf(stderr, "check: --kube-version and --url-prefix go with "
+                        "--scheduler-config\n");
+        return 2;
+    }
+    if (d.sched_path && json) {
+        fprintf(stderr, "check: --scheduler-config prints text only (no "
+                        "--output json)\n");
+        return 2;
+    }
     err_clear(&e);
     if (policy_load_file(path, &o, &p, &e)) {
         if (json) {
@@ -127,7 +159,10 @@ int cli_check(int argc, char **argv)
         fprintf(stderr, "error: %s\n", e.msg);
         return 1;
     }
-    rc = policy_print_check(stdout, p, json) ? 1 : 0;
+    if (d.sched_path)
+        rc = doctor_run(stdout, p, &d);
+    else
+        rc = policy_print_check(stdout, p, json) ? 1 : 0;
     policy_free(p);
     return rc;
 }

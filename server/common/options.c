@@ -159,8 +159,9 @@ static const struct opt_def opt_table[] = {
       "CSIMigrationOpenStack", "v1.22 defaults" },
     { "debug-endpoints", NULL, OT_BOOL, OFF(debug_endpoints), 0, 0, NULL,
       NULL, "serve GET /debug/cache (the cluster as the verbs see it: "
-      "nodes, their pods, summed requests) for tests; it lists every pod "
-      "name, so keep it off in production", "false" },
+      "nodes, their pods, summed requests) and GET /debug/calls (the last "
+      "256 calls kube-scheduler made) for tests; they list pod names, so "
+      "keep them off in production", "false" },
     { "plugin", NULL, OT_PLUGIN, 0, 0, 0, NULL, "FILE.so",
       "load predicates and priorities from a plugin built against "
       "kube-policy-extender/plugin.h; repeatable, also in the config file; "

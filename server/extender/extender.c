@@ -429,6 +429,8 @@ char *ext_filter(const struct eval_plans *plans, const struct cluster *cl,
     if (dec) {
         dec->pod = arena_pod_copy(a, &x.pod);
         dec->node = only_feasible(&r, &x);
+        dec->n_nodes = n;
+        dec->n_feasible = r.n_feasible;
     }
     jsonw_begin_object(&w);
     jsonw_key(&w, "Nodes");
@@ -590,6 +592,8 @@ char *ext_prioritize(const struct eval_plans *plans, const struct cluster *cl,
     if (dec) {
         dec->pod = arena_pod_copy(a, &x.pod);
         dec->node = NULL;
+        dec->n_nodes = n;
+        dec->n_feasible = r.n_feasible;
     }
     jsonw_init(&w, 0);
     w.out.charge = a; /* the answer counts against the request's memory */

@@ -56,6 +56,8 @@ struct ext_stats {
 struct ext_decision {
     const struct kube_pod *pod; /* the request's pod (request arena) */
     const char *node;           /* NULL: no single node */
+    size_t n_nodes;             /* the request's nodes (for /debug/calls) */
+    size_t n_feasible;          /* of them, those the predicates pass */
 };
 
 /*

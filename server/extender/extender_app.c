@@ -13,9 +13,11 @@
 
 #include "kube/client/cache.h"
 #include "kube/client/client.h"
+#include "kube/base/clock.h"
 #include "kube/base/json_writer.h"
 #include "policy/policy.h"
 #include "server/source/cluster_source.h"
+#include "server/extender/call_ring.h"
 #include "server/extender/extender.h"
 #include "engine/feature_gates.h"
 #include "engine/plugin_call.h"
@@ -51,6 +53,16 @@ static struct app_state *state_or_reply(struct server *s,
     return st;
 }
 
+/* One call for GET /debug/calls (only with --debug-endpoints). */
+static void note_call(struct extender_app *ctx, const char *verb,
+                      const struct kube_pod *pod, size_t nodes,
+                      const char *answer, double t0)
+{
+    if (ctx->calls)
+        call_ring_add(ctx->calls, verb, pod ? pod->namespace : NULL,
+                      pod ? pod->name : NULL, nodes, answer, kube_now() - t0);
+}
+
 /* Predicate failures per predicate and nodes evaluated. */
 static void record_filter_stats(struct server *s, struct extender_app *ctx,
                                 const struct ext_stats *stats)
@@ -78,13 +90,15 @@ static void on_filter(struct server *s, const struct srv_request *req,
     struct extender_app *ctx = s->app;
     struct app_state *st = app_acquire(&ctx->app);
     struct ext_stats stats = { 0 };
-    struct ext_decision dec = { NULL, NULL };
+    struct ext_decision dec = { 0 };
     const struct cluster *cl;
     size_t len = 0;
-    char *out;
+    char *out, answer[96];
+    double t0 = kube_now();
 
     (void)arg;
     if (!st) {
+        note_call(ctx, "filter", NULL, 0, "error: policy not loaded", t0);
         out = ext_filter_error("extender not ready: policy not loaded", &len);
         srv_reply_owned(resp, 200, "application/json", out, len);
         return;
@@ -99,6 +113,12 @@ static void on_filter(struct server *s, const struct srv_request *req,
     /* Names in stats belong to the policy: record before releasing it. */
     record_filter_stats(s, ctx, &stats);
     app_release(st);
+    if (ctx->calls) {
+        snprintf(answer, sizeof(answer),
+                 dec.pod ? "%zu of %zu passed" : "error (see its Error)",
+                 dec.n_feasible, dec.n_nodes);
+        note_call(ctx, "filter", dec.pod, dec.n_nodes, answer, t0);
+    }
     srv_reply_owned(resp, 200, "application/json", out, len);
 }
 
@@ -135,12 +155,13 @@ static void on_prioritize(struct server *s, const struct srv_request *req,
 {
     struct extender_app *ctx = s->app;
     struct app_state *st = app_acquire(&ctx->app);
-    struct ext_decision dec = { NULL, NULL };
+    struct ext_decision dec = { 0 };
     struct ext_prio_opts po;
     const struct cluster *cl;
     struct err e = { "" };
     size_t len = 0;
-    char *out;
+    char *out, answer[96];
+    double t0 = kube_now();
 
     (void)arg;
     if (!st) {
@@ -162,6 +183,14 @@ static void on_prioritize(struct server *s, const struct srv_request *req,
         metrics_counter_add(ctx->prioritize_errors, 1);
         out = ext_prioritize_empty(&len);
     }
+    if (ctx->calls) {
+        if (*e.msg)
+            snprintf(answer, sizeof(answer), "error: %.80s", e.msg);
+        else
+            snprintf(answer, sizeof(answer), "scored %zu (%zu feasible)",
+                     dec.n_nodes, dec.n_feasible);
+        note_call(ctx, "prioritize", dec.pod, dec.n_nodes, answer, t0);
+    }
     srv_reply_owned(resp, 200, "application/json", out, len);
 }
 
@@ -178,16 +207,22 @@ static void on_preempt(struct server *s, const struct srv_request *req,
     const struct cluster *cl;
     struct err e = { "" };
     size_t len = 0;
-    char *out;
+    char *out, answer[96];
+    double t0 = kube_now();
 
     (void)arg;
-    if (!st)
+    if (!st) {
+        note_call(ctx, "preempt", NULL, 0, "error: policy not loaded", t0);
         return;
+    }
     cl = cluster_acquire(ctx, st);
     out = ext_preempt(&st->plans, cl, req->arena, req->body, req->body_len,
                       &len, &e);
     cluster_release(ctx);
     app_release(st);
+    snprintf(answer, sizeof(answer), "%s%.80s",
+             out ? "answered" : "error: ", out ? "" : e.msg);
+    note_call(ctx, "preempt", NULL, 0, answer, t0);
     if (!out) {
         LOG_WARN("%s: %s", req->path, e.msg);
         out = ext_filter_error(e.msg, &len);
@@ -208,6 +243,7 @@ static void on_bind(struct server *s, const struct srv_request *req,
     size_t len = 0;
     char *out;
     int rc;
+    double t0 = kube_now();
 
     (void)arg;
     if (ext_decode_binding(req->arena, req->body, req->body_len, &b, &e) < 0)
@@ -227,6 +263,14 @@ static void on_bind(struct server *s, const struct srv_request *req,
         LOG_WARN("bind: %s", error);
         if (b.pod_name)
             serve_holds_release(&ctx->holds, b.pod_namespace, b.pod_name);
+    }
+    if (ctx->calls) {
+        char answer[96];
+
+        snprintf(answer, sizeof(answer), "%s%.80s",
+                 error ? "error: " : "bound to ", error ? error : b.node);
+        call_ring_add(ctx->calls, "bind", b.pod_namespace, b.pod_name,
+                      b.node ? 1 : 0, answer, kube_now() - t0);
     }
     out = ext_binding_result(error, &len);
     srv_reply_owned(resp, 200, "application/json", out, len);
@@ -335,6 +379,23 @@ static char *cluster_debug_json(const struct cluster *c, size_t *len)
     jsonw_int(&w, (int64_t)c->n_orphan_pods);
     jsonw_end_object(&w);
     return jsonw_take(&w, len);
+}
+
+/* GET /debug/calls (only with --debug-endpoints). */
+static void on_debug_calls(struct server *s, const struct srv_request *req,
+                           struct srv_response *resp, void *arg)
+{
+    struct extender_app *ctx = s->app;
+    size_t len = 0;
+    char *out = call_ring_json(ctx->calls, &len);
+
+    (void)req;
+    (void)arg;
+    if (!out) {
+        srv_reply_text(resp, 500, "out of memory\n");
+        return;
+    }
+    srv_reply_owned(resp, 200, "application/json", out, len);
 }
 
 /* GET /debug/cache (only with --debug-endpoints). */
@@ -483,10 +544,17 @@ static int register_all(struct server *s, struct extender_app *ctx,
         srv_register_verb(s, "bind", on_bind, NULL, e) < 0 ||
         srv_register_route(s, "/policy", SRV_GET, on_policy, NULL, e) < 0)
         return -1;
-    if (s->opts.debug_endpoints &&
-        srv_register_route(s, "/debug/cache", SRV_GET, on_debug_cache, NULL,
-                           e) < 0)
-        return -1;
+    if (s->opts.debug_endpoints) {
+        ctx->calls = malloc(sizeof(*ctx->calls));
+        if (!ctx->calls)
+            return err_set(e, "out of memory");
+        call_ring_init(ctx->calls);
+        if (srv_register_route(s, "/debug/cache", SRV_GET, on_debug_cache, NULL,
+                               e) < 0 ||
+            srv_register_route(s, "/debug/calls", SRV_GET, on_debug_calls, NULL,
+                               e) < 0)
+            return -1;
+    }
     s->app = ctx;
     s->reload = on_reload;
     s->reload_arg = ctx;
@@ -600,6 +668,11 @@ void extender_app_destroy(struct extender_app *ctx)
     kube_client_free(ctx->client);
     ctx->cache = NULL;
     ctx->client = NULL;
+    if (ctx->calls) {
+        call_ring_destroy(ctx->calls);
+        free(ctx->calls);
+        ctx->calls = NULL;
+    }
     if (ctx->ready)
         app_destroy(&ctx->app);
     ctx->ready = 0;

@@ -36,6 +36,7 @@ struct extender_app {
     struct serve_holds holds;       /* the extender's own decisions */
     struct file_watch policy_watch; /* reloads on a change of the file */
     struct server *srv;
+    struct call_ring *calls; /* --debug-endpoints: GET /debug/calls */
 };
 
 /*

@@ -45,6 +45,17 @@ int cli_policy_option(const char *opt, const char *val,
                       struct policy_load_opts *o);
 
 /*
+ * A Policy load option (a row of cli_policy_opts: --compat, --format,
+ * --feature-gates) of command cmd: 1 taken, 0 not one of them, -1 a bad
+ * value (printed as "CMD: ...").
+ */
+int cli_policy_take(const char *cmd, struct policy_load_opts *o,
+                    const char *opt, const char *val);
+
+/* --output's value v: text or json into *json; -1 (printed) otherwise. */
+int cli_output_value(const char *cmd, const char *v, bool *json);
+
+/*
  * Load the plugins a config file names (`plugin = FILE.so`, after the
  * --plugin flags main() loaded). Returns 0, or 1 after printing
  * "kube-policy-extender CMD: --config: plugin PATH: why" to stderr.

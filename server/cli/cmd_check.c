@@ -1,6 +1,6 @@
 /*
  * cmd_check.c: `kube-policy-extender check POLICY [--compat legacy]
- * [--output json] [--format json|yaml|ini]`: load the Policy as v1.22 would and
+ * [-o json] [--format json|yaml|ini] [--feature-gates LIST]`: load the Policy as v1.22 would and
  * print the effective configuration. Exit 0 valid, 1 invalid, 2 usage.
  * Warnings go to stderr; the configuration (or the JSON verdict) to stdout.
  */
@@ -10,100 +10,58 @@
 #include "policy/policy.h"
 #include "policy/policy_buf.h"
 #include "server/cli/cli.h"
+#include "server/cli/cli_opts.h"
 
-static void check_usage(FILE *f)
-{
-    fprintf(f, "Usage: kube-policy-extender check POLICY [--compat legacy] "
-               "[--output text|json] [--format json|yaml|ini]\n\n"
-               "Validate a kube-scheduler Policy (JSON or INI) as v1.22 "
-               "does and print the\neffective configuration. Exit status: 0 "
-               "valid, 1 invalid, 2 usage error.\n");
-}
+static const struct cli_opt *const check_tables[] = { cli_output_opts,
+                                                     cli_policy_opts, NULL };
 
-/* Shared by check and convert: --compat and --format values. */
-int cli_policy_option(const char *opt, const char *val,
-                      struct policy_load_opts *o)
+static const struct cli_spec check_spec = {
+    "check",
+    "POLICY [OPTIONS]",
+    "Validate a kube-scheduler Policy (JSON, YAML or INI) as v1.22 does and "
+    "print the effective configuration.",
+    "POLICY",
+    true,
+    check_tables,
+    "Exit status: 0 valid, 1 invalid, 2 usage error.\n",
+};
+
+struct check_args {
+    const char *path;
+    bool json;
+    struct policy_load_opts load;
+};
+
+static int check_take(void *ctx, const char *a, const char *v)
 {
-    if (!strcmp(opt, "--compat")) {
-        if (!strcmp(val, "legacy"))
-            o->compat |= POLICY_COMPAT_LEGACY;
-        else if (strcmp(val, "none"))
-            return -1;
+    struct check_args *c = ctx;
+
+    if (!a) {
+        c->path = v;
         return 0;
     }
-    if (!strcmp(opt, "--format")) {
-        if (!strcmp(val, "json"))
-            o->format = POLICY_FORMAT_JSON;
-        else if (!strcmp(val, "ini"))
-            o->format = POLICY_FORMAT_INI;
-        else if (!strcmp(val, "yaml"))
-            o->format = POLICY_FORMAT_YAML;
-        else
-            return -1;
-        return 0;
-    }
-    return 1;
+    if (!strcmp(a, "--output"))
+        return cli_output_value("check", v, &c->json);
+    return cli_policy_take("check", &c->load, a, v) < 0 ? -1 : 0;
 }
 
 int cli_check(int argc, char **argv)
 {
-    struct policy_load_opts o = { .format = POLICY_FORMAT_AUTO,
-                                  .warnings = stderr };
-    const char *path = NULL;
+    struct check_args c = { NULL, false,
+                            { .format = POLICY_FORMAT_AUTO,
+                              .warnings = stderr } };
+    const char *path;
     struct policy *p = NULL;
     struct err e;
-    int json = 0, i, rc;
+    int json, rc;
 
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            check_usage(stdout);
-            return 0;
-        }
-        if (a[0] == '-' && a[1]) {
-            const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-            if (!v) {
-                fprintf(stderr, "check: %s needs a value\n", a);
-                return 2;
-            }
-            i++;
-            if (!strcmp(a, "--output")) {
-                if (!strcmp(v, "json"))
-                    json = 1;
-                else if (strcmp(v, "text")) {
-                    fprintf(stderr,
-                            "check: --output: expected text or json, "
-                            "got \"%s\"\n",
-                            v);
-                    return 2;
-                }
-                continue;
-            }
-            rc = cli_policy_option(a, v, &o);
-            if (rc) {
-                fprintf(stderr,
-                        rc > 0 ? "check: unknown option %s\n"
-                               : "check: bad value for %s\n",
-                        a);
-                check_usage(stderr);
-                return 2;
-            }
-            continue;
-        }
-        if (path) {
-            fprintf(stderr, "check: one POLICY file, got \"%s\" too\n", a);
-            return 2;
-        }
-        path = a;
-    }
-    if (!path) {
-        check_usage(stderr);
-        return 2;
-    }
+    rc = cli_opts_parse(&check_spec, argc, argv, check_take, &c);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    path = c.path;
+    json = c.json;
     err_clear(&e);
-    if (policy_load_file(path, &o, &p, &e)) {
+    if (policy_load_file(path, &c.load, &p, &e)) {
         if (json) {
             struct strbuf b;
 

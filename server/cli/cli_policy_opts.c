@@ -55,10 +55,9 @@ int cli_policy_take(const char *cmd, struct policy_load_opts *o,
     }
     rc = cli_policy_option(opt, val, o);
     if (rc < 0) {
-        fprintf(stderr, "%s: %s: invalid value \"%s\" (want %s)\n", cmd, opt,
-                val,
-                !strcmp(opt, "--compat") ? "none or legacy"
-                                         : "json, yaml or ini");
+        fprintf(
+            stderr, "%s: %s: invalid value \"%s\" (want %s)\n", cmd, opt, val,
+            !strcmp(opt, "--compat") ? "none or legacy" : "json, yaml or ini");
         return -1;
     }
     return rc == 0;

@@ -1,8 +1,9 @@
 /*
  * cmd_check.c: `kube-policy-extender check POLICY [--compat legacy]
- * [-o json] [--format json|yaml|ini] [--feature-gates LIST]`: load the Policy as v1.22 would and
- * print the effective configuration. Exit 0 valid, 1 invalid, 2 usage.
- * Warnings go to stderr; the configuration (or the JSON verdict) to stdout.
+ * [-o json] [--format json|yaml|ini] [--feature-gates LIST]`: load the Policy
+ * as v1.22 would and print the effective configuration. Exit 0 valid, 1
+ * invalid, 2 usage. Warnings go to stderr; the configuration (or the JSON
+ * verdict) to stdout.
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,7 +14,7 @@
 #include "server/cli/cli_opts.h"
 
 static const struct cli_opt *const check_tables[] = { cli_output_opts,
-                                                     cli_policy_opts, NULL };
+                                                      cli_policy_opts, NULL };
 
 static const struct cli_spec check_spec = {
     "check",
@@ -47,9 +48,9 @@ static int check_take(void *ctx, const char *a, const char *v)
 
 int cli_check(int argc, char **argv)
 {
-    struct check_args c = { NULL, false,
-                            { .format = POLICY_FORMAT_AUTO,
-                              .warnings = stderr } };
+    struct check_args c = {
+        NULL, false, { .format = POLICY_FORMAT_AUTO, .warnings = stderr }
+    };
     const char *path;
     struct policy *p = NULL;
     struct err e;

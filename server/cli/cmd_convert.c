@@ -61,7 +61,7 @@ static const struct cli_opt convert_opts[] = {
 };
 
 static const struct cli_opt *const convert_tables[] = { convert_opts,
-                                                       cli_policy_opts, NULL };
+                                                        cli_policy_opts, NULL };
 
 static const struct cli_spec convert_spec = {
     "convert",
@@ -130,7 +130,10 @@ static int convert_take(void *ctx, const char *a, const char *v)
 
 int cli_convert(int argc, char **argv)
 {
-    struct convert_args c = { NULL, NULL, TO_NONE, POLICY_KSC_V1BETA2,
+    struct convert_args c = { NULL,
+                              NULL,
+                              TO_NONE,
+                              POLICY_KSC_V1BETA2,
                               { .format = POLICY_FORMAT_AUTO,
                                 .warnings = stderr } };
     enum policy_ksc_version ver;

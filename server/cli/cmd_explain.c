@@ -47,8 +47,7 @@ static const struct cli_opt explain_opts_table[] = {
 };
 
 static const struct cli_opt *const explain_tables[] = {
-    explain_opts_table, cli_output_opts, cli_policy_opts, cli_inputs_opts,
-    NULL
+    explain_opts_table, cli_output_opts, cli_policy_opts, cli_inputs_opts, NULL
 };
 
 static const struct cli_spec explain_spec = {

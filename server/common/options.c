@@ -56,7 +56,7 @@ static const struct opt_def opt_table[] = {
       "address to serve on; [::1]:8888 for IPv6, :8888 for every address, "
       "port 0 for an ephemeral port", OPTS_DEFAULT_LISTEN },
     { "policy", NULL, OT_STR, OFF(policy_file), 0, 0, NULL, "FILE",
-      "legacy scheduler Policy (JSON or INI)", "none" },
+      "(required) legacy scheduler Policy (JSON, YAML or INI)", NULL },
     { "cluster", NULL, OT_CLUSTER, 0, 0, 0, NULL, "FILE",
       "cluster snapshot (nodes and pods) to schedule against; repeatable "
       "(flags replace the file's list)", "none" },
@@ -438,8 +438,8 @@ static int next_flag(int argc, char *const *argv, int *i,
     eq = strchr(name, '=');
     *d = find_opt(name, eq ? (size_t)(eq - name) : strlen(name));
     if (!*d)
-        return err_set(e, "unknown flag %s (see --help)",
-                       err_quote(q, sizeof(q), arg, 120));
+        return err_set(e, "unknown option '%.*s'",
+                       (int)(eq ? (size_t)(eq - arg) : strlen(arg)), arg);
     if ((*d)->type == OT_HELP) {
         if (eq)
             return err_set(e, "--help takes no value");
@@ -451,7 +451,7 @@ static int next_flag(int argc, char *const *argv, int *i,
     } else if (*i + 1 < argc) {
         *v = argv[++*i];
     } else {
-        return err_set(e, "--%s: missing value (%s)", (*d)->name,
+        return err_set(e, "option '--%s' needs a value (%s)", (*d)->name,
                        (*d)->metavar);
     }
     ++*i;

@@ -12,10 +12,14 @@
 
 typedef int cli_fn(int argc, char **argv);
 
+struct cli_spec;
 struct cli_command {
     const char *name;
     cli_fn *fn;
     const char *summary;
+    /* its options (cli_opts.h); NULL for serve and schedule, whose
+     * tables are their own (options.c, cmd_schedule.c) */
+    const struct cli_spec *spec;
 };
 
 cli_fn cli_serve;
@@ -38,6 +42,11 @@ cli_fn cli_list;
 
 /* `schedule --scheduler-name N --policy P`: a standalone scheduler. */
 cli_fn cli_schedule;
+
+/* Row i of schedule's own option table (its other options are serve's):
+ * 0, or -1 past the last. */
+struct opts_doc;
+int cli_schedule_doc_row(size_t i, struct opts_doc *d);
 
 /* --compat / --format for check and convert: 0 ok, -1 bad value, 1 not ours. */
 struct policy_load_opts;

@@ -33,6 +33,10 @@ struct cli_spec {
     const char *footer; /* exit status and notes, or NULL */
 };
 
+/* The read-only commands, each described by its tables. */
+extern const struct cli_spec cli_check_spec, cli_convert_spec, cli_list_spec,
+    cli_explain_spec, cli_simulate_spec, cli_diff_spec;
+
 /* The options every command that loads a Policy takes. */
 extern const struct cli_opt cli_policy_opts[];
 /* --output / -o text|json. */
@@ -62,5 +66,13 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 
 /* Write s's --help: usage, about, every option of its tables. */
 void cli_opts_usage(const struct cli_spec *s, FILE *f);
+
+/*
+ * The man page kube-policy-extender(1) in roff, on f: every command (the
+ * NULL-name-terminated list), every option of its tables (serve's and
+ * schedule's from their own tables). `kube-policy-extender --help-man`.
+ */
+struct cli_command;
+void cli_man(FILE *f, const struct cli_command *commands);
 
 #endif

@@ -16,7 +16,7 @@
 static const struct cli_opt *const check_tables[] = { cli_output_opts,
                                                       cli_policy_opts, NULL };
 
-static const struct cli_spec check_spec = {
+const struct cli_spec cli_check_spec = {
     "check",
     "POLICY [OPTIONS]",
     "Validate a kube-scheduler Policy (JSON, YAML or INI) as v1.22 does and "
@@ -56,7 +56,7 @@ int cli_check(int argc, char **argv)
     struct err e;
     int json, rc;
 
-    rc = cli_opts_parse(&check_spec, argc, argv, check_take, &c);
+    rc = cli_opts_parse(&cli_check_spec, argc, argv, check_take, &c);
     if (rc)
         return rc == 1 ? 0 : rc;
     path = c.path;

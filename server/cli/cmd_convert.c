@@ -63,7 +63,7 @@ static const struct cli_opt convert_opts[] = {
 static const struct cli_opt *const convert_tables[] = { convert_opts,
                                                         cli_policy_opts, NULL };
 
-static const struct cli_spec convert_spec = {
+const struct cli_spec cli_convert_spec = {
     "convert",
     "POLICY --to FORMAT [OPTIONS]",
     "Print the Policy (validated first; JSON, YAML or INI) as canonical "
@@ -144,7 +144,7 @@ int cli_convert(int argc, char **argv)
     int rc;
     char *text;
 
-    rc = cli_opts_parse(&convert_spec, argc, argv, convert_take, &c);
+    rc = cli_opts_parse(&cli_convert_spec, argc, argv, convert_take, &c);
     if (rc)
         return rc == 1 ? 0 : rc;
     path = c.path;

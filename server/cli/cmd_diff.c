@@ -56,7 +56,7 @@ static const struct cli_opt *const diff_tables[] = {
     cli_policy_opts, cli_inputs_opts,     NULL
 };
 
-static const struct cli_spec diff_spec = {
+const struct cli_spec cli_diff_spec = {
     "diff",
     "--policy A (--policy B | --config KSC.yaml [--profile NAME]) "
     "[OPTIONS]",
@@ -104,7 +104,7 @@ static int parse_args(int argc, char **argv, struct diff_opts *o)
 
     memset(o, 0, sizeof(*o));
     cli_whatif_defaults(&o->c);
-    rc = cli_opts_parse(&diff_spec, argc, argv, take, o);
+    rc = cli_opts_parse(&cli_diff_spec, argc, argv, take, o);
     if (rc)
         return rc;
     if (o->n_policies + (o->config != NULL) != 2 || !o->n_policies) {

@@ -50,7 +50,7 @@ static const struct cli_opt *const explain_tables[] = {
     explain_opts_table, cli_output_opts, cli_policy_opts, cli_inputs_opts, NULL
 };
 
-static const struct cli_spec explain_spec = {
+const struct cli_spec cli_explain_spec = {
     "explain",
     "--policy POLICY (--pod POD | --all-pending) [OPTIONS]",
     "Evaluate one pod against every node of a cluster (a snapshot, or the "
@@ -102,7 +102,7 @@ static int parse_args(int argc, char **argv, struct explain_opts *o)
 
     memset(o, 0, sizeof(*o));
     o->load.warnings = stderr;
-    rc = cli_opts_parse(&explain_spec, argc, argv, explain_take, o);
+    rc = cli_opts_parse(&cli_explain_spec, argc, argv, explain_take, o);
     if (rc)
         return rc;
     if (!o->pod == !o->all_pending)

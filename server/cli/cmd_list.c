@@ -455,7 +455,7 @@ static int json_out(FILE *f)
 
 static const struct cli_opt *const list_tables[] = { cli_output_opts, NULL };
 
-static const struct cli_spec list_spec = {
+const struct cli_spec cli_list_spec = {
     "list",
     "[OPTIONS]",
     "Print every predicate and priority a Policy may name: flags, default "
@@ -475,7 +475,7 @@ static int list_take(void *ctx, const char *a, const char *v)
 int cli_list(int argc, char **argv)
 {
     bool json = false;
-    int rc = cli_opts_parse(&list_spec, argc, argv, list_take, &json);
+    int rc = cli_opts_parse(&cli_list_spec, argc, argv, list_take, &json);
 
     if (rc)
         return rc == 1 ? 0 : rc;

@@ -132,6 +132,18 @@ static void usage(FILE *f)
                "reloads the policy.\n");
 }
 
+int cli_schedule_doc_row(size_t i, struct opts_doc *d)
+{
+    if (i >= N_FLAGS)
+        return -1;
+    d->name = sched_flag_table[i].name;
+    d->alias = NULL;
+    d->metavar = sched_flag_table[i].type == F_BOOL ? "[=BOOL]" : "VALUE";
+    d->help = sched_flag_table[i].help;
+    d->def = NULL; /* written in the help */
+    return 0;
+}
+
 static const struct sched_flag *find_flag(const char *name, size_t len)
 {
     size_t i;

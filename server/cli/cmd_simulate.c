@@ -52,7 +52,7 @@ static const struct cli_opt *const sim_tables[] = {
     cli_policy_opts, cli_inputs_opts,     NULL
 };
 
-static const struct cli_spec sim_spec = {
+const struct cli_spec cli_simulate_spec = {
     "simulate",
     "--policy POLICY --pod POD [--pod POD ...] [--replicas N | "
     "--until-unschedulable] [OPTIONS]",
@@ -100,7 +100,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
     memset(o, 0, sizeof(*o));
     cli_whatif_defaults(&o->c);
     o->max = SIM_MAX_REPLICAS;
-    rc = cli_opts_parse(&sim_spec, argc, argv, take, o);
+    rc = cli_opts_parse(&cli_simulate_spec, argc, argv, take, o);
     if (rc)
         return rc;
     if (o->until && (o->replicas || o->n_pods != 1)) {

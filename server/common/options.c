@@ -633,3 +633,18 @@ void opts_usage(FILE *f)
     fprintf(f, "\nVerbosity is also accepted as -v N and --v=N. SIGTERM or "
                "SIGINT drains and\nexits 0; SIGHUP reloads.\n");
 }
+
+int opts_doc_row(size_t i, struct opts_doc *d)
+{
+    const struct opt_def *o;
+
+    if (i >= N_OPTS)
+        return -1;
+    o = &opt_table[i];
+    d->name = o->name;
+    d->alias = o->alias;
+    d->metavar = o->type == OT_BOOL ? "[=BOOL]" : o->metavar;
+    d->help = o->help;
+    d->def = o->def;
+    return 0;
+}

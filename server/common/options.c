@@ -132,7 +132,7 @@ static const struct opt_def opt_table[] = {
     { "v", NULL, OT_INT, OFF(verbosity), 0, 10, NULL, "N",
       "log verbosity; 2 logs one line per request", "0" },
     { "score-scale", NULL, OT_ENUM, OFF(score_scale), 0, 0, scale_names,
-      "MODE", "how /prioritize answers (README, \"Scores\"). scaled: the "
+      "MODE", "how /prioritize answers (docs/protocol.md, \"Scores\"). scaled: the "
       "weighted average of the priority scores in 0..10 (total * 10 / (100 "
       "* sum of weights)), for the split shape where kube-scheduler adds "
       "its own; rank: the extender decides alone, v1.22's best node gets 10 "

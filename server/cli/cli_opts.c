@@ -76,6 +76,17 @@ static const struct cli_opt *find(const struct cli_spec *s, const char *arg,
     return NULL;
 }
 
+bool cli_opts_takes_value(const struct cli_spec *s, const char *arg)
+{
+    const struct cli_opt *o;
+    size_t len;
+
+    if (arg[0] != '-' || !arg[1])
+        return false;
+    o = find(s, arg, &len);
+    return o && o->metavar && arg[len] != '=';
+}
+
 /* Whether a required option of s was not given (printed). */
 static int check_required(const struct cli_spec *s, const bool *seen)
 {

@@ -60,6 +60,12 @@ typedef int cli_take_fn(void *ctx, const char *name, const char *v);
 int cli_opts_parse(const struct cli_spec *s, int argc, char **argv,
                    cli_take_fn *take, void *ctx);
 
+/*
+ * Whether argument arg is an option of s whose value is the next word
+ * ("--policy", "-n"; not "--policy=x", a flag, or an unknown option).
+ */
+bool cli_opts_takes_value(const struct cli_spec *s, const char *arg);
+
 /* Print "CMD: MSG (see 'kube-policy-extender CMD --help')" and return 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

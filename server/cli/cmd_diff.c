@@ -107,15 +107,12 @@ static int parse_args(int argc, char **argv, struct diff_opts *o)
     rc = cli_opts_parse(&cli_diff_spec, argc, argv, take, o);
     if (rc)
         return rc;
-    if (o->n_policies + (o->config != NULL) != 2 || !o->n_policies) {
-        fprintf(stderr, "diff: give two --policy, or one --policy and "
-                        "--config (see --help)\n");
-        return 2;
-    }
-    if (o->profile && !o->config) {
-        fprintf(stderr, "diff: --profile names a profile of --config\n");
-        return 2;
-    }
+    if (o->n_policies + (o->config != NULL) != 2 || !o->n_policies)
+        return cli_usage_error("diff", "give two --policy, or one --policy "
+                                       "and --config");
+    if (o->profile && !o->config)
+        return cli_usage_error("diff", "--profile names a profile of "
+                                       "--config");
     return 0;
 }
 

@@ -103,11 +103,10 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
     rc = cli_opts_parse(&cli_simulate_spec, argc, argv, take, o);
     if (rc)
         return rc;
-    if (o->until && (o->replicas || o->n_pods != 1)) {
-        fprintf(stderr, "simulate: --until-unschedulable places copies of "
-                        "one --pod; it takes no --replicas\n");
-        return 2;
-    }
+    if (o->until && (o->replicas || o->n_pods != 1))
+        return cli_usage_error("simulate", "--until-unschedulable places "
+                                           "copies of one --pod; it takes no "
+                                           "--replicas");
     return 0;
 }
 

@@ -49,6 +49,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return 2;
 }
 
+/* Options of one command at most (their `seen` marks). */
+#define CLI_MAX_OPTS 128
+
 /* The row arg names ("--name", "--name=...", "-x"), or NULL. */
 static const struct cli_opt *find(const struct cli_spec *s, const char *arg,
                                   size_t *name_len)
@@ -58,8 +61,8 @@ static const struct cli_opt *find(const struct cli_spec *s, const char *arg,
     size_t n;
 
     if (arg[1] != '-') {
-        *name_len = 2;
-        if (arg[2] && arg[2] != '=')
+        *name_len = strcspn(arg, "=");
+        if (*name_len != 2)
             return NULL;
         for (t = s->tables; *t; t++)
             for (o = *t; o->name; o++)
@@ -96,7 +99,7 @@ static int check_required(const struct cli_spec *s, const bool *seen)
 
     for (t = s->tables; *t; t++)
         for (o = *t; o->name; o++, k++)
-            if (o->required && !seen[k])
+            if (o->required && k < CLI_MAX_OPTS && !seen[k])
                 return cli_usage_error(s->cmd, "missing required option '--%s'",
                                        o->name);
     return 0;
@@ -116,8 +119,6 @@ static size_t index_of(const struct cli_spec *s, const struct cli_opt *o)
     return 0;
 }
 
-#define CLI_MAX_OPTS 128
-
 int cli_opts_parse(const struct cli_spec *s, int argc, char **argv,
                    cli_take_fn *take, void *ctx)
 {
@@ -128,13 +129,13 @@ int cli_opts_parse(const struct cli_spec *s, int argc, char **argv,
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         const struct cli_opt *o;
-        size_t len;
+        size_t len, k;
 
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             cli_opts_usage(s, stdout);
             return 1;
         }
-        if (a[0] != '-' || !a[1] || !strcmp(a, "--")) {
+        if (a[0] != '-' || !a[1]) {
             if (!s->positional)
                 return cli_usage_error(s->cmd, "unexpected argument '%s'", a);
             if (positional)
@@ -161,7 +162,9 @@ int cli_opts_parse(const struct cli_spec *s, int argc, char **argv,
                                        name, o->metavar);
             v = argv[++i];
         }
-        seen[index_of(s, o) % CLI_MAX_OPTS] = true;
+        k = index_of(s, o);
+        if (k < CLI_MAX_OPTS)
+            seen[k] = true;
         if (take(ctx, name, v) < 0)
             return 2;
     }

@@ -564,6 +564,8 @@ int kube_client_create_event(struct kube_client *c,
     }
     if (write_json(c, "POST", path, "application/json", ev, &status, e) == 0)
         return 0;
+    if (status == 403)
+        return KUBE_CLIENT_FORBIDDEN;
     return status ? -1 : KUBE_CLIENT_UNREACHABLE;
 }
 

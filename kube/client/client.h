@@ -33,6 +33,11 @@
  * be reached or dropped the connection): worth trying again. */
 #define KUBE_CLIENT_UNREACHABLE (-3)
 
+/* kube_client_create_event: HTTP 403. A kube-apiserver that has just
+ * started answers 403 until its RBAC authorizer has synced its roles
+ * (before /readyz says informer-sync ok), so this can pass too. */
+#define KUBE_CLIENT_FORBIDDEN (-4)
+
 /*
  * A token bucket as golang.org/x/time/rate: `burst` tokens, refilled at
  * `qps` per second; a reservation may drive the bucket negative and
@@ -169,7 +174,8 @@ struct kube_event_ref {
  * Create a v1 Event in ref->namespace (type "Normal" or "Warning"),
  * from component (e.g. "kube-policy-extender"). Returns 0 or -1, e set.
  */
-/* (Returns KUBE_CLIENT_UNREACHABLE instead of -1 when no answer came.) */
+/* (Returns KUBE_CLIENT_UNREACHABLE instead of -1 when no answer came,
+ * KUBE_CLIENT_FORBIDDEN when the answer was HTTP 403.) */
 int kube_client_create_event(struct kube_client *c,
                              const struct kube_event_ref *ref, const char *type,
                              const char *reason, const char *message,

@@ -51,7 +51,12 @@ void sched_event_post(struct scheduler *s, const struct kube_pod *pod,
 
 /*
  * Post one Event, trying again while the API server gives no answer (an
- * apiserver restart), as client-go's recordToSink does. Sleeps on ev_cond
+ * apiserver restart), as client-go's recordToSink does, or answers 403:
+ * unlike recordToSink, which drops an Event the server refused, because a
+ * kube-apiserver under RBAC refuses everyone but system:masters from the
+ * moment it listens until its authorizer has synced (the e2e suite
+ * restarting it mid-run saw Scheduled events lost so). A 403 that lasts
+ * uses up the same tries. Sleeps on ev_cond
  * with ev_lock released, so a stop ends the wait. 0, or -1 with e set.
  */
 static int post_event(struct scheduler *s, const struct kube_event_ref *ref,
@@ -67,13 +72,15 @@ static int post_event(struct scheduler *s, const struct kube_event_ref *ref,
 
         rc = kube_client_create_event(s->eclient, ref, ev->type, ev->reason,
                                       ev->message, s->opts.scheduler_name, e);
-        if (rc != KUBE_CLIENT_UNREACHABLE || try == SCHED_EVENT_TRIES)
+        if ((rc != KUBE_CLIENT_UNREACHABLE && rc != KUBE_CLIENT_FORBIDDEN) ||
+            try == SCHED_EVENT_TRIES)
             break;
         LOG_V(1,
-              "event %s for pod %s/%s: no answer (%s); trying again in "
+              "event %s for pod %s/%s: %s (%s); trying again in "
               "%.1f s (%d of %d)",
-              ev->reason, ev->ns, ev->name, e->msg, wait, try,
-              SCHED_EVENT_TRIES);
+              ev->reason, ev->ns, ev->name,
+              rc == KUBE_CLIENT_FORBIDDEN ? "forbidden" : "no answer", e->msg,
+              wait, try, SCHED_EVENT_TRIES);
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_sec += (time_t)wait;
         until.tv_nsec += (long)((wait - (double)(time_t)wait) * 1e9);

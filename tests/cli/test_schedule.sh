@@ -248,7 +248,7 @@ run "kubectl get the released lease" 0 $K get lease -n kube-system my-scheduler 
 contains "SIGTERM releases the lease" out "holder=[]"
 
 # ---- Events the API server does not answer are tried again ----
-# (client-go's sink: 12 tries; a refused Event is not retried.)
+# (client-go's sink: 12 tries; a refused Event is not retried, but for 403.)
 start_sched "$T_TMP/ev.log" --leader-elect=false --event-retry-seconds 0.3
 curl -sf -X POST "$api_url/_fault" -d '{"action":"error","code":0,"count":2,"verb":"create",
   "path":"/api/v1/namespaces/default/events"}' >/dev/null
@@ -271,6 +271,17 @@ if wait_for 5 grep -q "event Scheduled for pod default/ev-2 not recorded" "$T_TM
     ! grep -q "ev-2: no answer" "$T_TMP/ev.log"; then
     ok "a refused event is not retried"; else
     not_ok "a refused event is not retried" "$(grep ev-2 "$T_TMP/ev.log")"; fi
+# 403 is tried again: a kube-apiserver that has just started refuses
+# everyone until its RBAC authorizer has synced.
+curl -sf -X POST "$api_url/_fault" -d '{"action":"error","code":403,"count":2,"verb":"create",
+  "path":"/api/v1/namespaces/default/events","message":"forbidden"}' >/dev/null
+pod ev-3 my-scheduler '"app":"ev"' 100m >"$T_TMP/ev3.json"
+run "kubectl create a pod whose event is forbidden twice" 0 $K create -f "$T_TMP/ev3.json"
+if wait_for 10 scheduled_event ev-3; then
+    ok "the Scheduled event arrives after two 403s"; else
+    not_ok "the Scheduled event arrives after two 403s" "$(grep ev-3 "$T_TMP/ev.log")"; fi
+[ "$(grep -c "event Scheduled for pod default/ev-3: forbidden" "$T_TMP/ev.log")" = 2 ] &&
+    ok "two 403 retries logged" || not_ok "two 403 retries logged" "$(grep ev-3 "$T_TMP/ev.log")"
 kill "$sp"
 wait "$sp"
 

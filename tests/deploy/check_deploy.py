@@ -36,6 +36,13 @@ CANONICAL_POLICY = "deploy/policy/policy.json"
 # CANONICAL_POLICY; SERVICE_URL is the extender Service's address.
 EXTENDER_POLICY = "deploy/policy/extender-policy.json"
 SCHEDULER_POLICY = "deploy/scheduler/policy-config-file.json"
+# kube-scheduler generations, one guide (docs/operators/G.md), one kubeadm
+# recipe (deploy/scheduler/kubeadm/G) and one second-scheduler overlay each.
+GENERATIONS = ["v1.13-v1.18", "v1.19-v1.21", "v1.22", "v1.23-and-later"]
+# The Policy of the v1.13-v1.18 kubeadm recipe: the extender beside it.
+KUBEADM_POLICY = "deploy/scheduler/kubeadm/v1.13-v1.18/scheduler-policy.json"
+# The key of a ConfigMap that carries a kube-scheduler Policy.
+SCHEDULER_POLICY_KEY = "scheduler-policy.json"
 SERVICE_URL = "http://kube-policy-extender.kube-policy-extender.svc:8888"
 # The policy each command serves, by file name (in a ConfigMap, a Helm
 # value, make install's share/ and /etc): `serve` the split shape's
@@ -100,6 +107,7 @@ API_VERSIONS = {
     "Deployment": {"apps/v1"}, "PodDisruptionBudget": {"policy/v1"},
     "KubeSchedulerConfiguration": {"kubescheduler.config.k8s.io/v1beta1",
                                    "kubescheduler.config.k8s.io/v1beta2",
+                                   "kubescheduler.config.k8s.io/v1beta3",
                                    "kubescheduler.config.k8s.io/v1"},
     "Kustomization": {"kustomize.config.k8s.io/v1beta1"},
     "Policy": {"v1"},
@@ -720,7 +728,9 @@ def check_policies(ctx):
 
     # The split shape's two halves are exactly what convert writes.
     for path, args in ((EXTENDER_POLICY, ("--to", "extender-policy")),
-                       (SCHEDULER_POLICY, ("--to", "scheduler-policy", "--extender-url", SERVICE_URL))):
+                       (SCHEDULER_POLICY, ("--to", "scheduler-policy", "--extender-url", SERVICE_URL)),
+                       (KUBEADM_POLICY, ("--to", "scheduler-policy", "--extender-url",
+                                         "http://127.0.0.1:8888"))):
         want = convert(ctx, *args)
         problems = []
         if want is None:
@@ -738,6 +748,16 @@ def check_policies(ctx):
             if not (isinstance(d, dict) and d.get("kind") == "ConfigMap"):
                 continue
             data = d.get("data") or {}
+            if SCHEDULER_POLICY_KEY in data:
+                # my-scheduler's Policy (second-scheduler/v1.13-v1.18).
+                try:
+                    same = json.loads(data[SCHEDULER_POLICY_KEY]) == json.load(open(SCHEDULER_POLICY))
+                    problems = [] if same else ["differs from %s" % SCHEDULER_POLICY]
+                except ValueError as ex:
+                    problems = ["not JSON: %s" % ex]
+                ctx.report("ConfigMap %s %s: equals %s" % (path, SCHEDULER_POLICY_KEY, SCHEDULER_POLICY),
+                           problems)
+                continue
             keys = [k for k in data if k.endswith(".json")]
             if not keys:
                 continue
@@ -916,7 +936,9 @@ def rbac_set_problems(objs, mode):
 
 def check_rbac(ctx):
     sets = {"deploy/kubernetes": "extender", "deploy/kubernetes/base": "extender",
-            "deploy/scheduler/standalone": "scheduler", "deploy/scheduler/second-scheduler": "second"}
+            "deploy/scheduler/standalone": "scheduler"}
+    for g in GENERATIONS:
+        sets["deploy/scheduler/second-scheduler/" + g] = "second"
     for d, mode in sets.items():
         ctx.report("RBAC of %s (%s mode): least privilege" % (d, mode), rbac_set_problems(ctx.kustomize(d), mode))
     objs = [x for x in ctx.docs.get("deploy/kubernetes/bind/rbac.yaml", [])]
@@ -1076,6 +1098,124 @@ def check_shapes(ctx):
                problems)
 
 
+# ---- where `schedule` takes its Lease ----
+
+def check_schedule_lease(ctx):
+    """Every `schedule` container names the Lease namespace its Role
+    grants (the Deployment's own): schedule's default, kube-system, is
+    granted by nothing shipped and is refused under RBAC."""
+    objs = list(all_objects(ctx))
+    objs += [("helm (%s)" % name, o) for name, docs in sorted(ctx.helm_docs.items())
+             for o in docs if o.get("kind") == "Deployment"]
+    n = 0
+    for where, o in objs:
+        spec = get(o, "spec.template.spec") if o["kind"] == "Deployment" else o["spec"]
+        for c in spec.get("containers", []):
+            args = [str(a) for a in (c.get("command") or []) + (c.get("args") or [])]
+            if "schedule" not in args:
+                continue
+            n += 1
+            flag = "--leader-elect-resource-namespace"
+            ns = args[args.index(flag) + 1] if flag in args else "kube-system (the default)"
+            want = o["metadata"].get("namespace")
+            ctx.report("%s %s: schedule's Lease in %s" % (where, o["metadata"]["name"], want),
+                       [] if ns == want else ["Lease namespace %s, the Role is in %s" % (ns, want)])
+    ctx.report("schedule containers found", [] if n >= 2 else ["only %d" % n])
+
+
+# ---- one set of files per kube-scheduler generation ----
+
+# Which kube-scheduler minors read a file of each form: --policy-config-file
+# from v1.13 (the oldest we document) until its removal in v1.23; each
+# KubeSchedulerConfiguration version from its introduction to its removal.
+READABLE = {"policy": (13, 22), "kubescheduler.config.k8s.io/v1beta1": (19, 22),
+            "kubescheduler.config.k8s.io/v1beta2": (22, 27),
+            "kubescheduler.config.k8s.io/v1beta3": (23, 28),
+            "kubescheduler.config.k8s.io/v1": (25, 99)}
+
+
+def image_minor(image):
+    m = re.search(r"kube-scheduler:v1\.(\d+)\.\d+$", image or "")
+    return int(m.group(1)) if m else None
+
+
+def check_generations(ctx):
+    for g in GENERATIONS:
+        nums = [int(x) for x in re.findall(r"v1\.(\d+)", g)]
+        lo, hi = nums[0], nums[-1]
+        # kubeadm: the default scheduler, the file it mounts, an image that reads it.
+        d = "deploy/scheduler/kubeadm/" + g
+        problems = []
+        pod = (ctx.docs.get(d + "/kube-scheduler.yaml") or [None])[0]
+        if not pod:
+            ctx.report("kubeadm recipe %s" % d, ["no kube-scheduler.yaml"])
+            continue
+        ks = [c for c in pod["spec"]["containers"] if c["name"] == "kube-scheduler"][0]
+        minor = image_minor(ks.get("image"))
+        flags = ks.get("command", [])
+        if any(f.startswith("--policy-config-file=") for f in flags):
+            form, mounted = "policy", d + "/scheduler-policy.json"
+        else:
+            conf = (ctx.docs.get(d + "/kube-scheduler-config.yaml") or [{}])[0]
+            form, mounted = conf.get("apiVersion"), d + "/kube-scheduler-config.yaml"
+            if conf.get("profiles") or (conf.get("leaderElection") or {}).get("resourceName"):
+                problems.append("the default scheduler must keep the default profile and Lease")
+        rd = READABLE.get(form)
+        if mounted not in ctx.docs:
+            problems.append("%s missing" % mounted)
+        if not rd or minor is None or not rd[0] <= minor <= rd[1]:
+            problems.append("image %s cannot read %s (%s)" % (ks.get("image"), mounted, form))
+        # (v1.23 and later: v1 from v1.25; the guide names the v1beta3
+        # file for v1.23 - v1.24.)
+        if rd and not g.endswith("later") and not rd[0] <= lo <= hi <= rd[1]:
+            problems.append("%s is not readable by every version of %s" % (form, g))
+        ctx.report("kubeadm recipe %s: %s mounted, image %s reads it" % (d, form, ks.get("image")), problems)
+        # second scheduler: own Lease, image that reads the file.
+        d = "deploy/scheduler/second-scheduler/" + g
+        problems = []
+        objs = ctx.kustomize(d)
+        with open(os.path.join(d, "kustomization.yaml")) as f:
+            k = yaml.safe_load(f)
+        tag = [i.get("newTag") for i in k.get("images", []) if i.get("name") == "registry.k8s.io/kube-scheduler"]
+        minor = image_minor("kube-scheduler:" + (tag[0] if tag else ""))
+        cm = [o for o in objs if o.get("kind") == "ConfigMap" and o["metadata"]["name"] == "my-scheduler-config"]
+        data = cm[0]["data"] if cm else {}
+        if SCHEDULER_POLICY_KEY in data:
+            form = "policy"
+            cmd = " ".join(str(x) for p in k.get("patches", []) for x in [p.get("patch", "")])
+            own = "--lock-object-name=my-scheduler" in cmd and "--lock-object-namespace=kube-policy-extender" in cmd
+        else:
+            conf = yaml.safe_load(data.get("config.yaml", "{}")) or {}
+            form = conf.get("apiVersion")
+            le = conf.get("leaderElection") or {}
+            own = (le.get("resourceName"), le.get("resourceNamespace")) == ("my-scheduler", "kube-policy-extender")
+        if not own:
+            problems.append("my-scheduler does not hold its own Lease kube-policy-extender/my-scheduler")
+        rd = READABLE.get(form)
+        if not rd or minor is None or not rd[0] <= minor <= rd[1]:
+            problems.append("image tag %s cannot read %s" % (tag, form))
+        ctx.report("second scheduler %s: %s, its own Lease, image %s reads it" % (d, form, tag), problems)
+        # the guide
+        guide = "docs/operators/%s.md" % g
+        problems = []
+        if not os.path.exists(guide):
+            problems.append("missing")
+        else:
+            text = open(guide).read()
+            for ref in ("deploy/scheduler/kubeadm/" + g, "deploy/scheduler/second-scheduler/" + g):
+                if ref not in text:
+                    problems.append("does not name %s" % ref)
+        ctx.report("operator guide %s names its files" % guide, problems)
+    # Every second-scheduler configuration outside the overlays, too.
+    for where, form, d in scheduler_configs(ctx):
+        if form == "config" and any(p.get("schedulerName") not in (None, "default-scheduler")
+                                    for p in d.get("profiles") or []):
+            le = d.get("leaderElection") or {}
+            ctx.report("%s: a second scheduler holds its own Lease" % where,
+                       [] if le.get("resourceName") not in (None, "kube-scheduler") else
+                       ["leaderElection %r: the default kube-system/kube-scheduler Lease" % le])
+
+
 # ---- make install ----
 
 def check_install(ctx):
@@ -1118,7 +1258,7 @@ def check_install(ctx):
 
 
 CHECKS = [check_dockerfile, check_systemd, check_parse, check_kinds, check_kustomizations,
-          check_workloads, check_policies, check_extenders, check_rbac, check_helm, check_shapes,
+          check_workloads, check_policies, check_extenders, check_rbac, check_helm, check_shapes, check_generations, check_schedule_lease,
           check_install]
 
 

@@ -1,6 +1,7 @@
 """actors.py: our binary (serve, schedule) and a real kube-scheduler, started
 for a scenario from the files we ship, with only the URL, kubeconfig and
-scheduler name changed."""
+scheduler name changed. Each runs with its ServiceAccount's kubeconfig
+(k8s.ControlPlane: bound only to the roles shipped in deploy/)."""
 import json
 import os
 import re
@@ -31,7 +32,7 @@ class Serve:
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc = s.spawn(name, [
             s.env.kpe, "serve", "--listen", f"127.0.0.1:{self.port}",
-            "--kubeconfig", s.cp.kubeconfig, "--policy", policy,
+            "--kubeconfig", s.cp.kpe_kubeconfig, "--policy", policy,
             "--debug-endpoints", "--v", "2", *extra])
         k8s.wait_for(f"{name} /readyz", self._ready, timeout=30)
 
@@ -58,15 +59,15 @@ class Schedule:
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc = s.spawn(name, [
             s.env.kpe, "schedule", "--scheduler-name", SCHEDULER_NAME,
-            "--policy", policy, "--kubeconfig", s.cp.kubeconfig,
+            "--policy", policy, "--kubeconfig", s.cp.kpe_kubeconfig,
             "--listen", f"127.0.0.1:{self.port}", *extra])
 
 
 def scheduler_files(s, shape, url, workdir):
     """The kube-scheduler files of one shipped shape, for a v1.20 scheduler:
     (argv, description). shape: 'policy' (deploy/scheduler/
-    policy-config-file.json) or 'v1beta1' (the v1beta2 file with the v1.20
-    apiVersion). Only the extender URL, the kubeconfig path and whatever
+    policy-config-file.json) or 'v1beta1' (deploy/scheduler/
+    kube-scheduler-config.v1beta1.yaml). Only the extender URL, the kubeconfig path and whatever
     `overrides` names are changed."""
     root = s.env.root
     if shape == "policy":
@@ -78,11 +79,9 @@ def scheduler_files(s, shape, url, workdir):
         with open(path, "w") as f:
             json.dump(pol, f)
         return pol, path
-    with open(os.path.join(root, "deploy/scheduler/kube-scheduler-config.v1beta2.yaml")) as f:
+    with open(os.path.join(root, "deploy/scheduler/kube-scheduler-config.v1beta1.yaml")) as f:
         text = f.read()
-    text = text.replace("kubescheduler.config.k8s.io/v1beta2",
-                        "kubescheduler.config.k8s.io/v1beta1")
-    text = re.sub(r"(?m)^(\s*kubeconfig:).*$", rf"\1 {s.cp.kubeconfig}", text)
+    text = re.sub(r"(?m)^(\s*kubeconfig:).*$", rf"\1 {s.cp.scheduler_kubeconfig}", text)
     text = re.sub(r"(?m)^(\s*-?\s*urlPrefix:).*$", rf"\1 {url}", text)
     # One scheduler after another on the same control plane: the lease of
     # the previous one would hold the next back for its whole duration.
@@ -90,6 +89,10 @@ def scheduler_files(s, shape, url, workdir):
         text = re.sub(r"(?m)^(\s*leaderElect:).*$", r"\1 false", text)
     else:
         text += "leaderElection:\n  leaderElect: false\n"
+    # With --config, v1.20 ignores --port and cannot turn the insecure port
+    # off (default 0.0.0.0:10251): a free loopback port instead.
+    hp = k8s.free_port()
+    text += f"healthzBindAddress: 127.0.0.1:{hp}\nmetricsBindAddress: 127.0.0.1:{hp}\n"
     path = os.path.join(workdir, f"ksc-{k8s.free_port()}.yaml")
     with open(path, "w") as f:
         f.write(text)
@@ -107,7 +110,7 @@ class KubeScheduler:
         if config_file:
             argv += ["--config", config_file]
         else:
-            argv += ["--kubeconfig", s.cp.kubeconfig,
+            argv += ["--kubeconfig", s.cp.scheduler_kubeconfig,
                      "--policy-config-file", policy_file,
                      "--scheduler-name", SCHEDULER_NAME]
         self.proc = s.spawn(name, argv)

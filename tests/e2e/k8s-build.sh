@@ -2,7 +2,8 @@
 # Build kube-apiserver and kube-scheduler v1.20.2 from Debian's source package
 # `kubernetes` (the complete tree with vendor/) into a cache outside the clone,
 # keyed by version; later runs on the same machine reuse it. Also installs what
-# the build and the e2e suites need (golang-go, rsync, etcd-server, kubectl).
+# the build and the e2e suites need (golang-go, rsync, etcd-server, kubectl,
+# haproxy).
 #
 #   tests/e2e/k8s-build.sh            prints the cache directory holding bin/
 #
@@ -28,9 +29,11 @@ apt_install() {
         die "apt-get install $* failed"
 }
 
-# Runtime tools of the suites: etcd (the store) and kubectl.
+# Runtime tools of the suites: etcd (the store), kubectl, and haproxy (the
+# load balancer in front of two serve replicas, suite_replicas).
 need=()
 command -v etcd >/dev/null || need+=(etcd-server)
+command -v haproxy >/dev/null || need+=(haproxy)
 command -v kubectl >/dev/null || need+=(kubernetes-client)
 command -v openssl >/dev/null || need+=(openssl)
 command -v python3 >/dev/null || need+=(python3)

@@ -1,8 +1,11 @@
 """k8s.py: a real control plane for the e2e suites.
 
 etcd (Debian's etcd-server) and kube-apiserver v1.20.2 (built by
-k8s-build.sh) on free loopback ports, a token-authenticated kubeconfig, a
-small REST client, and helpers to start kube-scheduler and our own binary.
+k8s-build.sh) on free loopback ports under a real authorizer
+(--authorization-mode=Node,RBAC), an admin kubeconfig for the suites
+themselves, service-account kubeconfigs bound only to the roles shipped in
+deploy/ for our binary and kube-scheduler (ServiceAccounts), a small REST
+client, and helpers to start kube-scheduler and our own binary.
 No kubelet: nodes are created with their status (Nodes accept status on
 create) and the TaintNodesByCondition admission plugin is off, so they are
 schedulable at once; pods are only ever bound, never run. The suites act as
@@ -22,6 +25,24 @@ import urllib.parse
 import urllib.request
 
 TOKEN = "kpe-e2e-token"
+KUBE_SCHEDULER_TOKEN = "kpe-e2e-kube-scheduler-token"
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# The RBAC an operator applies (deploy/), in order: the namespace and the
+# ServiceAccounts first. Our binary (serve, schedule) runs as
+# kube-policy-extender/kube-policy-extender and kube-scheduler as
+# kube-policy-extender/my-scheduler, each with only what these grant.
+SHIPPED_RBAC = [
+    "deploy/kubernetes/base/namespace.yaml",
+    "deploy/kubernetes/base/serviceaccount.yaml",
+    "deploy/kubernetes/base/rbac.yaml",
+    "deploy/kubernetes/bind/rbac.yaml",
+    "deploy/scheduler/standalone/rbac.yaml",
+    "deploy/scheduler/second-scheduler/base/rbac.yaml",
+]
+KPE_NS = "kube-policy-extender"
+KPE_SA = "kube-policy-extender"
+SCHEDULER_SA = "my-scheduler"
 
 
 def free_port():
@@ -129,8 +150,17 @@ class ControlPlane:
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         with open(os.path.join(d, "tokens.csv"), "w") as f:
             f.write(f"{TOKEN},admin,admin,system:masters\n")
-        self.write_kubeconfig()
+            # The identity of kubeadm's scheduler.conf (a client certificate
+            # there): user system:kube-scheduler, no groups.
+            f.write(f"{KUBE_SCHEDULER_TOKEN},system:kube-scheduler,system:kube-scheduler\n")
+        self.write_kubeconfig(self.kubeconfig, "admin", TOKEN)
         self.start_apiserver()
+        self.apply(*(os.path.join(ROOT, f) for f in SHIPPED_RBAC))
+        self.kpe_kubeconfig = self.sa_kubeconfig(KPE_NS, KPE_SA)
+        self.scheduler_kubeconfig = self.sa_kubeconfig(KPE_NS, SCHEDULER_SA)
+        self.kube_scheduler_user_kubeconfig = os.path.join(d, "kubeconfig-system-kube-scheduler")
+        self.write_kubeconfig(self.kube_scheduler_user_kubeconfig, "system:kube-scheduler",
+                              KUBE_SCHEDULER_TOKEN)
 
     def start_apiserver(self):
         d = self.dir
@@ -142,7 +172,7 @@ class ControlPlane:
             "--advertise-address=127.0.0.1",
             f"--cert-dir={os.path.join(d, 'certs')}",
             f"--token-auth-file={os.path.join(d, 'tokens.csv')}",
-            "--authorization-mode=AlwaysAllow",
+            "--authorization-mode=Node,RBAC",
             "--service-account-issuer=https://kubernetes.default.svc",
             f"--service-account-key-file={key}",
             f"--service-account-signing-key-file={key}",
@@ -173,8 +203,8 @@ class ControlPlane:
             if p:
                 p.stop()
 
-    def write_kubeconfig(self):
-        with open(self.kubeconfig, "w") as f:
+    def write_kubeconfig(self, path, user, token):
+        with open(path, "w") as f:
             f.write(f"""apiVersion: v1
 kind: Config
 clusters:
@@ -183,14 +213,40 @@ clusters:
     server: {self.url}
     insecure-skip-tls-verify: true
 users:
-- name: admin
+- name: {user}
   user:
-    token: {TOKEN}
+    token: {token}
 contexts:
 - name: e2e
-  context: {{cluster: e2e, user: admin}}
+  context: {{cluster: e2e, user: {user}}}
 current-context: e2e
 """)
+        os.chmod(path, 0o600)
+
+    def sa_token(self, ns, name, seconds=86400):
+        """A bound service-account token from the TokenRequest API (what a
+        pod's projected token is): the API server authenticates it as
+        system:serviceaccount:NS:NAME, and RBAC grants it only what the
+        bindings to that ServiceAccount grant."""
+        r = self.post(f"/api/v1/namespaces/{ns}/serviceaccounts/{name}/token", {
+            "apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+            "spec": {"audiences": ["https://kubernetes.default.svc"],
+                     "expirationSeconds": seconds}})
+        return r["status"]["token"]
+
+    def sa_kubeconfig(self, ns, name):
+        """A kubeconfig (cached per ServiceAccount) carrying its token."""
+        path = os.path.join(self.dir, f"kubeconfig-{ns}-{name}")
+        if not os.path.exists(path):
+            self.write_kubeconfig(path, name, self.sa_token(ns, name))
+        return path
+
+    def apply(self, *files):
+        """kubectl apply -f FILE... as the admin (the operator's step)."""
+        args = []
+        for f in files:
+            args += ["-f", f]
+        return self.kubectl("apply", *args)
 
     # -- REST ------------------------------------------------------------
     def request(self, method, path, body=None, raw=False, ctype=None, timeout=30):

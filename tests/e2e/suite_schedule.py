@@ -145,12 +145,12 @@ def scenario_burst_binds_what_fits_and_explains_the_rest(s):
 
 LEASE_FLAGS = ["--leader-elect-lease-duration", "4s", "--leader-elect-renew-deadline", "3s",
                "--leader-elect-retry-period", "1s",
-               "--leader-elect-resource-namespace", "default"]
+               "--leader-elect-resource-namespace", k8s.KPE_NS]
 
 
 def lease(cp, name):
     try:
-        return cp.get(f"/apis/coordination.k8s.io/v1/namespaces/default/leases/{name}")
+        return cp.get(f"/apis/coordination.k8s.io/v1/namespaces/{k8s.KPE_NS}/leases/{name}")
     except k8s.ApiError as ex:
         if ex.status == 404:
             return None
@@ -181,7 +181,7 @@ def scenario_two_replicas_one_leader_failover(s):
         leaders = [n for n, r in reps.items() if acquired_as(r.proc)]
         return holder and leaders and (holder, leaders)
 
-    holder, leaders = k8s.wait_for(f"a holder on Lease default/{lname}", one_leader,
+    holder, leaders = k8s.wait_for(f"a holder on Lease {k8s.KPE_NS}/{lname}", one_leader,
                                    timeout=30, interval=0.3)
     time.sleep(1.5)  # a second acquisition, if any, would be logged by now
     leaders = [n for n, r in reps.items() if acquired_as(r.proc)]

@@ -29,7 +29,8 @@ size_t engine_num_feasible_nodes_to_find(int percentage, size_t n_all)
 int engine_find_feasible(const struct pred_plan *plan,
                          const struct kube_pod *pod, const struct cluster *c,
                          const struct node_info *const *nodes, size_t n,
-                         int percentage, size_t *next_start, struct arena *a,
+                         int percentage, size_t *next_start,
+                         struct filter_cache *fc, struct arena *a,
                          struct eval_result *out, struct err *e)
 {
     size_t n_find = engine_num_feasible_nodes_to_find(percentage, n);
@@ -37,8 +38,8 @@ int engine_find_feasible(const struct pred_plan *plan,
     bool rejected = false;
     int rc;
 
-    rc = eval_filter(plan, pod, c, nodes, n, start, n_find, a, out, &rejected,
-                     e);
+    rc = eval_filter_cached(plan, pod, c, nodes, n, start, n_find, fc, a, out,
+                            &rejected, e);
     if (!rejected && out->nodes)
         *next_start = (start + out->n_nodes) % n;
     return rc;

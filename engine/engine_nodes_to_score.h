@@ -35,12 +35,13 @@ size_t engine_num_feasible_nodes_to_find(int percentage, size_t n_all);
  * engine_fit_error counts them all); out->feasible the nodes that fit, in
  * the same order. Everything is allocated from a. Returns 0, or -1 with e
  * set on a plugin's internal error (*next_start still advances over the
- * nodes tried before it).
+ * nodes tried before it). fc (may be NULL) is eval_filter_cached's.
  */
 int engine_find_feasible(const struct pred_plan *plan,
                          const struct kube_pod *pod, const struct cluster *c,
                          const struct node_info *const *nodes, size_t n,
-                         int percentage, size_t *next_start, struct arena *a,
+                         int percentage, size_t *next_start,
+                         struct filter_cache *fc, struct arena *a,
                          struct eval_result *out, struct err *e);
 
 #endif

@@ -64,7 +64,7 @@ int engine_place(struct engine_placer *pl, const struct eval_plans *plans,
                  struct arena *a, struct eval_result *filtered,
                  const struct node_info **node, const char **msg)
 {
-    struct eval_result scored;
+    struct prio_result scored;
     struct err e = { "" };
     size_t best = 0;
 
@@ -87,8 +87,8 @@ int engine_place(struct engine_placer *pl, const struct eval_plans *plans,
         return -1;
     }
     if (engine_find_feasible(&plans->pred, pod, cl, pl->node_buf, cl->n_nodes,
-                             pl->percentage, &pl->next_start, a, filtered,
-                             &e) < 0) {
+                             pl->percentage, &pl->next_start, pl->cache, a,
+                             filtered, &e) < 0) {
         *msg = arena_strdup(a, e.msg);
         return -1;
     }
@@ -97,14 +97,14 @@ int engine_place(struct engine_placer *pl, const struct eval_plans *plans,
         return *msg ? 1 : -1;
     }
     if (filtered->n_feasible > 1) {
-        if (evaluate_pod(plans, pod, cl, filtered->feasible,
-                         filtered->n_feasible, EVAL_SCORE, a, &scored,
-                         &e) < 0) {
+        if (prio_eval_cached(&plans->prio, pod, cl, filtered->feasible,
+                             filtered->n_feasible, pl->prescore, a, &scored,
+                             &e) < 0) {
             *msg = arena_strdup(a, e.msg);
             return -1;
         }
-        best = engine_select_host(scored.prio.totals, filtered->n_feasible,
-                                  &pl->rng);
+        best =
+            engine_select_host(scored.totals, filtered->n_feasible, &pl->rng);
     }
     *node = filtered->feasible[best];
     return 0;

@@ -24,6 +24,12 @@ struct engine_placer {
     int percentage;    /* percentageOfNodesToScore (0: adaptive) */
     size_t next_start; /* nextStartNodeIndex */
     uint64_t rng;      /* selectHost's splitmix64 state */
+    /* NULL, or node verdicts kept across decisions (filter_cache.h): only
+     * for a caller that forgets what it changes, as whatif_place does. */
+    struct filter_cache *cache;
+    /* NULL, or PreScore states kept across decisions (prescore_cache.h),
+     * under the same promise. */
+    struct prescore_cache *prescore;
     /* Private: the node order buffers, grown as needed. */
     const struct node_info **node_buf;
     size_t *node_idx;

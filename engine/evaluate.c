@@ -3,6 +3,8 @@
  */
 #include "engine/evaluate.h"
 
+#include "engine/filter_cache.h"
+
 #include <string.h>
 
 int eval_plans_build(const struct policy *p, struct eval_plans *plans,
@@ -26,10 +28,12 @@ static int result_alloc(struct eval_result *out, size_t n, size_t cap,
     return 0;
 }
 
-int eval_filter(const struct pred_plan *plan, const struct kube_pod *pod,
-                const struct cluster *c, const struct node_info *const *nodes,
-                size_t n, size_t start, size_t want, struct arena *a,
-                struct eval_result *out, bool *rejected, struct err *e)
+int eval_filter_cached(const struct pred_plan *plan, const struct kube_pod *pod,
+                       const struct cluster *c,
+                       const struct node_info *const *nodes, size_t n,
+                       size_t start, size_t want, struct filter_cache *fc,
+                       struct arena *a, struct eval_result *out, bool *rejected,
+                       struct err *e)
 {
     struct pred_eval ev;
     size_t i, at;
@@ -41,18 +45,27 @@ int eval_filter(const struct pred_plan *plan, const struct kube_pod *pod,
         return -1;
     if (rejected)
         *rejected = ev.rejected;
+    if (ev.rejected)
+        fc = NULL; /* every node carries the rejection: nothing to keep */
     /* A rejection: every node carries it, in input order. */
     at = ev.rejected || !n ? 0 : start % n;
     for (i = 0; i < n && out->n_feasible < want;
          i++, at = at + 1 < n ? at + 1 : 0) {
         struct eval_node *en = &out->nodes[i];
+        const struct pred_verdict *kept;
 
         en->ni = nodes[at];
         en->feasible_index = -1;
         if (plan->n_steps == 0) {
             en->verdict.code = PRED_FIT; /* no filter plugins */
+        } else if (fc && (kept = filter_cache_get(fc, plan, en->ni->index))) {
+            en->verdict = *kept;
         } else if (pred_eval_node(&ev, en->ni, &en->verdict, e) < 0) {
             rc = err_prefix(e, "node %s: ", en->ni->node->name);
+            break;
+        } else if (fc &&
+                   filter_cache_put(fc, &ev, en->ni->index, &en->verdict) < 0) {
+            rc = err_set(e, "out of memory");
             break;
         }
         en->feasible = en->verdict.code == PRED_FIT;
@@ -63,6 +76,15 @@ int eval_filter(const struct pred_plan *plan, const struct kube_pod *pod,
     }
     out->n_nodes = i;
     return rc;
+}
+
+int eval_filter(const struct pred_plan *plan, const struct kube_pod *pod,
+                const struct cluster *c, const struct node_info *const *nodes,
+                size_t n, size_t start, size_t want, struct arena *a,
+                struct eval_result *out, bool *rejected, struct err *e)
+{
+    return eval_filter_cached(plan, pod, c, nodes, n, start, want, NULL, a, out,
+                              rejected, e);
 }
 
 /* Every node passes unfiltered (EVAL_FILTER not asked for). */

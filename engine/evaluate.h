@@ -68,6 +68,18 @@ int eval_filter(const struct pred_plan *plan, const struct kube_pod *pod,
                 size_t n, size_t start, size_t want, struct arena *a,
                 struct eval_result *out, bool *rejected, struct err *e);
 
+/*
+ * eval_filter, taking and keeping node verdicts in fc (filter_cache.h)
+ * when fc is not NULL: same nodes tried, same verdicts, less work.
+ */
+struct filter_cache;
+int eval_filter_cached(const struct pred_plan *plan, const struct kube_pod *pod,
+                       const struct cluster *c,
+                       const struct node_info *const *nodes, size_t n,
+                       size_t start, size_t want, struct filter_cache *fc,
+                       struct arena *a, struct eval_result *out, bool *rejected,
+                       struct err *e);
+
 int evaluate_pod(const struct eval_plans *plans, const struct kube_pod *pod,
                  const struct cluster *c, const struct node_info *const *nodes,
                  size_t n, unsigned what, struct arena *a,

@@ -157,6 +157,7 @@ int pred_eval_node(struct pred_eval *ev, const struct node_info *ni,
     const struct pred_plan *plan = ev->plan;
     size_t i;
 
+    ev->stopped_at = plan->n_steps;
     if (ev->rejected) {
         *v = ev->rejection;
         return 0;
@@ -178,8 +179,10 @@ int pred_eval_node(struct pred_eval *ev, const struct node_info *ni,
             return internal_error(st, &r, e);
         if (record(ev, st, &r, v, e) < 0)
             return -1;
-        if (!plan->always_check_all)
+        if (!plan->always_check_all) {
+            ev->stopped_at = i;
             break;
+        }
     }
     return 0;
 }

@@ -62,6 +62,9 @@ struct pred_eval {
     /* A prefilter rejection applies to every node. */
     bool rejected;
     struct pred_verdict rejection;
+    /* After pred_eval_node: the index of the step it stopped at (its
+     * first failure when not checking all), else plan->n_steps. */
+    size_t stopped_at;
 };
 
 /*

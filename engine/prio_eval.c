@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine/plugin_call.h"
+#include "engine/prescore_cache.h"
 #include "policy/policy.h"
 
 static const struct prio_plugin *plugin_of(const struct policy *p,
@@ -83,7 +84,37 @@ int prio_plan_build(const struct policy *p, struct prio_plan *plan,
     return 0;
 }
 
-static int run_step(const struct prio_plan_step *st, struct prio_cycle *cy,
+/* Step s's PreScore into *state: taken from pc, or run (and kept there
+ * when prescore_cache_keeps allows). */
+static int prescore(const struct prio_plan_step *st, size_t s,
+                    struct prio_cycle *cy, struct prescore_cache *pc,
+                    void **state, struct err *e)
+{
+    const char *name = st->plugin->ref.name;
+    struct prio_cycle kept = *cy;
+    bool keep = pc && prescore_cache_keeps(st->plugin, cy->pod);
+    int rc;
+
+    if (keep && pc->have[s]) {
+        *state = pc->states[s];
+        return 0;
+    }
+    if (keep)
+        kept.arena = &pc->a; /* the state outlives this decision */
+    plugin_call_enter(name, "prescore", cy->pod, NULL);
+    rc = st->plugin->prescore(keep ? &kept : cy, &st->prio->args, state, e);
+    plugin_call_leave();
+    if (rc < 0)
+        return err_prefix(e, "plugin \"%s\": ", name);
+    if (keep) {
+        pc->states[s] = *state;
+        pc->have[s] = true;
+    }
+    return 0;
+}
+
+static int run_step(const struct prio_plan_step *st, size_t s,
+                    struct prio_cycle *cy, struct prescore_cache *pc,
                     int64_t *scores, struct err *e)
 {
     const char *name = st->plugin->ref.name;
@@ -92,13 +123,8 @@ static int run_step(const struct prio_plan_step *st, struct prio_cycle *cy,
     size_t i;
     int rc;
 
-    if (st->plugin->prescore) {
-        plugin_call_enter(name, "prescore", cy->pod, NULL);
-        rc = st->plugin->prescore(cy, args, &state, e);
-        plugin_call_leave();
-        if (rc < 0)
-            return err_prefix(e, "plugin \"%s\": ", name);
-    }
+    if (st->plugin->prescore && prescore(st, s, cy, pc, &state, e) < 0)
+        return -1;
     for (i = 0; i < cy->n_nodes; i++) {
         plugin_call_enter(name, "score", cy->pod, cy->nodes[i]);
         rc = st->plugin->score(cy, args, state, cy->nodes[i], &scores[i], e);
@@ -128,6 +154,15 @@ int prio_eval(const struct prio_plan *plan, const struct kube_pod *pod,
               const struct cluster *c, const struct node_info *const *nodes,
               size_t n, struct arena *a, struct prio_result *out, struct err *e)
 {
+    return prio_eval_cached(plan, pod, c, nodes, n, NULL, a, out, e);
+}
+
+int prio_eval_cached(const struct prio_plan *plan, const struct kube_pod *pod,
+                     const struct cluster *c,
+                     const struct node_info *const *nodes, size_t n,
+                     struct prescore_cache *pc, struct arena *a,
+                     struct prio_result *out, struct err *e)
+{
     struct prio_cycle cy;
     size_t s, i;
 
@@ -144,11 +179,15 @@ int prio_eval(const struct prio_plan *plan, const struct kube_pod *pod,
     cy.arena = a;
     cy.n_nodes = n;
     cy.nodes = nodes;
+    if (pc && pc->plan != plan) {
+        prescore_cache_clear(pc);
+        pc->plan = plan;
+    }
     for (s = 0; s < plan->n_steps; s++) {
         int64_t *sc = &out->scores[s * n];
         int64_t w = plan->steps[s].prio->weight;
 
-        if (run_step(&plan->steps[s], &cy, sc, e) < 0)
+        if (run_step(&plan->steps[s], s, &cy, pc, sc, e) < 0)
             return -1;
         for (i = 0; i < n; i++)
             out->totals[i] += sc[i] * w;

@@ -67,4 +67,13 @@ int prio_eval(const struct prio_plan *plan, const struct kube_pod *pod,
               size_t n, struct arena *a, struct prio_result *out,
               struct err *e);
 
+/* prio_eval, taking and keeping PreScore states in pc (may be NULL; see
+ * prescore_cache.h). */
+struct prescore_cache;
+int prio_eval_cached(const struct prio_plan *plan, const struct kube_pod *pod,
+                     const struct cluster *c,
+                     const struct node_info *const *nodes, size_t n,
+                     struct prescore_cache *pc, struct arena *a,
+                     struct prio_result *out, struct err *e);
+
 #endif

@@ -137,8 +137,9 @@ static int fit_score(struct kctx *k, const struct plugin_w *p)
         if (!ksc_default_resources(res))
             return no_weights(k, p);
         prio(k,
-             type && !strcmp(type, "MostAllocated") ? PRIO_NAME_MOST_REQUESTED
-                                                    : PRIO_NAME_LEAST_REQUESTED,
+             type && !strcmp(type, "MostAllocated")
+                 ? prio_most_requested_priority.name
+                 : prio_least_requested_priority.name,
              p->weight);
         return 0;
     }
@@ -164,7 +165,7 @@ static int spread_score(struct kctx *k, const struct plugin_w *p)
                            "%s: PodTopologySpread defaultConstraints have no "
                            "Policy equivalent",
                            p->where);
-        prio(k, PRIO_NAME_EVEN_PODS_SPREAD, p->weight);
+        prio(k, prio_even_pods_spread_priority.name, p->weight);
         return 0;
     }
     if (type && strcmp(type, "System"))
@@ -173,7 +174,7 @@ static int spread_score(struct kctx *k, const struct plugin_w *p)
                        "System or List",
                        p->where, type);
     /* System defaulting: v1.22 builds it from SelectorSpreadPriority. */
-    prio(k, PRIO_NAME_SELECTOR_SPREAD, p->weight);
+    prio(k, prio_selector_spread_priority.name, p->weight);
     return 0;
 }
 

@@ -109,13 +109,13 @@ static void validate_custom_priority(struct agg *g,
 
     if (!pe->has_argument)
         return;
-    if (arg_of(pe, PRIO_NAME_NODE_LABEL)) {
+    if (arg_of(pe, prio_node_label.name)) {
         type = "LabelPreference";
         slot = 0;
-    } else if (arg_of(pe, PRIO_NAME_SERVICE_AFFINITY)) {
+    } else if (arg_of(pe, prio_service_affinity.name)) {
         type = "ServiceAntiAffinity";
         slot = 1;
-    } else if (arg_of(pe, PRIO_NAME_RTCR)) {
+    } else if (arg_of(pe, prio_requested_to_capacity_ratio.name)) {
         if (seen[2]) {
             agg_add(g, where,
                     "priority \"%s\" redeclares custom priority "
@@ -266,7 +266,7 @@ static int validate_policy(struct policy *p, struct err *e)
         const struct policy_prio_entry *pe = &d->prios[i];
 
         if (pe->weight > INT32_MAX &&
-            !(pe->name && !strcmp(pe->name, PRIO_NAME_EQUAL)))
+            !(pe->name && !strcmp(pe->name, prio_equal_priority.name)))
             return err_set(e,
                            "%s: priority %s weight %lld is above 2147483647: "
                            "v1.22 passes it but truncates plugin weights to "

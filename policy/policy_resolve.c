@@ -11,6 +11,7 @@
 #include "policy/policy.h"
 #include "policy/policy_buf.h"
 #include "policy/policy_internal.h"
+#include "priorities/requested_to_capacity_ratio.h"
 
 #define MAX_ROWS 64
 
@@ -130,9 +131,9 @@ static int resolve_pred_entry(struct rctx *c,
         d = pred_for_arg(pe->arg.v[0].schema);
         if (!d)
             return pred_not_found(c, pe, name);
-        if (d == pred_lookup(PRED_NAME_CHECK_SERVICE_AFFINITY))
+        if (d == &pred_check_service_affinity)
             c->service_aff_args = true;
-        if (d == pred_lookup(PRED_NAME_CHECK_NODE_LABEL_PRESENCE))
+        if (d == &pred_check_node_label_presence)
             c->node_label_args = true;
     }
     s = &c->preds[pred_index(d)];
@@ -205,11 +206,11 @@ static const struct prio_def *custom_prio_row(struct rctx *c,
 {
     const struct prio_def *d = prio_for_arg(a->v[0].schema);
 
-    if (d == prio_lookup(PRIO_NAME_SERVICE_AFFINITY))
+    if (d == &prio_service_affinity)
         c->service_aff_args = true;
-    if (d == prio_lookup(PRIO_NAME_NODE_LABEL))
+    if (d == &prio_node_label)
         c->node_label_args = true;
-    if (d == prio_lookup(PRIO_NAME_RTCR))
+    if (d == &prio_requested_to_capacity_ratio)
         c->rtcr_args = true;
     return d;
 }
@@ -224,7 +225,7 @@ static int resolve_prio_entry(struct rctx *c, size_t idx)
     int n_args;
 
     c->entry_key[idx] = SIZE_MAX;
-    if (!strcmp(name, PRIO_NAME_EQUAL))
+    if (!strcmp(name, prio_equal_priority.name))
         return 0; /* v1.22 skips it before resolution */
     if (pe->has_argument) {
         n_args = (int)pe->arg.n;
@@ -335,12 +336,11 @@ static const char *first_prio_at(struct rctx *c, const char *name)
  */
 static int check_internal_keys(struct rctx *c)
 {
-    const struct pred_def *nl =
-        pred_lookup(PRED_NAME_CHECK_NODE_LABEL_PRESENCE);
-    const struct pred_def *sa = pred_lookup(PRED_NAME_CHECK_SERVICE_AFFINITY);
-    const struct prio_def *pnl = prio_lookup(PRIO_NAME_NODE_LABEL);
-    const struct prio_def *psa = prio_lookup(PRIO_NAME_SERVICE_AFFINITY);
-    const struct prio_def *prt = prio_lookup(PRIO_NAME_RTCR);
+    const struct pred_def *nl = &pred_check_node_label_presence;
+    const struct pred_def *sa = &pred_check_service_affinity;
+    const struct prio_def *pnl = &prio_node_label;
+    const struct prio_def *psa = &prio_service_affinity;
+    const struct prio_def *prt = &prio_requested_to_capacity_ratio;
     const char *why = "v1.22 would build its plugin without arguments and "
                       "fail to start; use a custom name with an argument";
 
@@ -399,9 +399,8 @@ static void label_conflicts(struct strbuf *b, size_t *n,
 static int check_node_label_args(struct rctx *c)
 {
     const struct pred_slot *ps =
-        &c->preds[pred_index(pred_lookup(PRED_NAME_CHECK_NODE_LABEL_PRESENCE))];
-    const struct prio_slot *rs =
-        &c->prios[prio_index(prio_lookup(PRIO_NAME_NODE_LABEL))];
+        &c->preds[pred_index(&pred_check_node_label_presence)];
+    const struct prio_slot *rs = &c->prios[prio_index(&prio_node_label)];
     const struct kpe_label_lists *pl = ps->on ? ps->args.value : NULL;
     const struct kpe_label_lists *rl = rs->on ? rs->args.value : NULL;
     const struct kpe_label_lists empty = { { NULL, 0 }, { NULL, 0 } };
@@ -430,9 +429,8 @@ static int check_node_label_args(struct rctx *c)
 static int check_ignored_resources(struct rctx *c)
 {
     const struct policy_doc *d = &c->p->doc;
-    bool fit =
-        c->preds[pred_index(pred_lookup(PRED_NAME_GENERAL_PREDICATES))].on ||
-        c->preds[pred_index(pred_lookup(PRED_NAME_POD_FITS_RESOURCES))].on;
+    bool fit = c->preds[pred_index(&pred_general_predicates)].on ||
+               c->preds[pred_index(&pred_pod_fits_resources)].on;
     size_t i, j;
 
     for (i = 0; i < d->n_extenders && !fit; i++) {
@@ -523,8 +521,8 @@ static int build_prios(struct rctx *c)
 {
     size_t n, i, k = 0;
     const struct prio_def *const *rows = prio_registry(&n);
-    const struct prio_def *sel = prio_lookup(PRIO_NAME_SELECTOR_SPREAD);
-    const struct prio_def *even = prio_lookup(PRIO_NAME_EVEN_PODS_SPREAD);
+    const struct prio_def *sel = &prio_selector_spread_priority;
+    const struct prio_def *even = &prio_even_pods_spread_priority;
     struct policy *p = c->p;
     bool sel_on = c->prios[prio_index(sel)].on;
     /* DefaultPodTopologySpread on (v1.22's default): SelectorSpreadPriority
@@ -588,7 +586,7 @@ static int build_entries(struct rctx *c)
         r->name = d->prios[i].name ? d->prios[i].name : "";
         r->weight = d->prios[i].weight;
         if (key == SIZE_MAX) {
-            r->def = prio_lookup(PRIO_NAME_EQUAL);
+            r->def = &prio_equal_priority;
             continue;
         }
         r->def = rows[key];

@@ -5,6 +5,8 @@
  */
 #include "predicates/predicates.h"
 
+#define PRED_NAME_GENERAL_PREDICATES "GeneralPredicates"
+
 const struct pred_def pred_general_predicates = {
     .name = PRED_NAME_GENERAL_PREDICATES,
     .aliases = NULL,

@@ -59,10 +59,8 @@ static int parse_args(const void *written, struct arena *a,
 }
 
 static const struct pred_plugin plugin = {
-    { NAME, 0 },
-    NULL,
-    filter,
-    (const char *const[]){ REASON, NULL },
+    { NAME, 0 },        NULL, filter, (const char *const[]){ REASON, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_high_comm_pod_filter = {

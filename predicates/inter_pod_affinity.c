@@ -9,9 +9,10 @@
 
 #include "kube/model/labels.h"
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
 #include "kube/cluster/topology_counts.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_MATCH_INTER_POD_AFFINITY "MatchInterPodAffinity"
 
 #define NO_STATE                                                               \
     "error reading \"PreFilterInterPodAffinity\" from cycleState: not found"
@@ -249,6 +250,7 @@ const struct pred_plugin pred_plugin_inter_pod_affinity = {
                            PRED_REASON_AFFINITY_RULES,
                            PRED_REASON_ANTI_AFFINITY_RULES,
                            PRED_REASON_EXISTING_ANTI_AFFINITY, NULL },
+    PRED_STABLE_NO_POD_TERMS,
 };
 
 const struct pred_def pred_match_inter_pod_affinity = {

@@ -81,4 +81,13 @@ size_t pred_ipa_state_pairs(const void *state, enum pred_ipa_counts which);
 int64_t pred_ipa_state_count(const void *state, enum pred_ipa_counts which,
                              const char *key, const char *value);
 
+/* Its failure reasons, exactly as kube-scheduler prints them (v1.22). */
+#define PRED_REASON_AFFINITY_NOT_MATCH                                         \
+    "node(s) didn't match pod affinity/anti-affinity rules"
+#define PRED_REASON_AFFINITY_RULES "node(s) didn't match pod affinity rules"
+#define PRED_REASON_ANTI_AFFINITY_RULES                                        \
+    "node(s) didn't match pod anti-affinity rules"
+#define PRED_REASON_EXISTING_ANTI_AFFINITY                                     \
+    "node(s) didn't satisfy existing pods anti-affinity rules"
+
 #endif

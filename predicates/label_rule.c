@@ -19,6 +19,8 @@
 #include "framework/label_rule_arg.h"
 #include "predicates/predicates.h"
 
+#define PRED_NAME_LABEL_RULE "LabelRule"
+
 /* One entry's argument, as written. */
 struct label_rule_arg {
     struct policy_strlist pod_selector;
@@ -194,6 +196,7 @@ static const struct pred_plugin label_rule_plugin = {
     label_rule_prefilter,
     label_rule_filter,
     (const char *const[]){ "(the reason each labelRule gives)", NULL },
+    PRED_STABLE_NEVER,
 };
 
 const struct pred_def pred_label_rule = {

@@ -13,8 +13,10 @@
 #include <string.h>
 
 #include "kube/model/labels.h"
-#include "predicates/reasons.h"
+#include "predicates/legacy_no_execute_taints.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_NO_EXECUTE_TAINTS "PodToleratesNodeNoExecuteTaints"
 
 /*
  * Filter: fit when the pod tolerates every NoExecute taint; otherwise the
@@ -50,6 +52,7 @@ const struct pred_plugin pred_plugin_no_execute_taints = {
     NULL,
     pred_no_execute_taints_filter,
     (const char *const[]){ PRED_REASON_TAINTS_LEGACY, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_pod_tolerates_node_no_execute_taints = {

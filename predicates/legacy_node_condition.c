@@ -15,8 +15,11 @@
 
 #include <string.h>
 
-#include "predicates/reasons.h"
+#include "predicates/node_unschedulable.h"
+#include "predicates/legacy_node_condition.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_CHECK_NODE_CONDITION "CheckNodeCondition"
 
 /*
  * Filter: one reason per offending condition, in node.status.conditions
@@ -60,6 +63,7 @@ const struct pred_plugin pred_plugin_check_node_condition = {
     (const char *const[]){ PRED_REASON_NOT_READY, PRED_REASON_NETWORK_UNAVAIL,
                            PRED_REASON_UNSCHEDULABLE,
                            PRED_REASON_UNKNOWN_CONDITION, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_check_node_condition = {

@@ -13,8 +13,12 @@
 
 #include <string.h>
 
-#include "predicates/reasons.h"
+#include "predicates/legacy_pressure.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_CHECK_NODE_MEMORY_PRESSURE "CheckNodeMemoryPressure"
+#define PRED_NAME_CHECK_NODE_PID_PRESSURE    "CheckNodePIDPressure"
+#define PRED_NAME_CHECK_NODE_DISK_PRESSURE   "CheckNodeDiskPressure"
 
 /* The node's status for condition `type` (the last one wins, as
  * NodeInfo.SetNode recorded it), or "" when the node does not report it. */
@@ -105,6 +109,7 @@ const struct pred_plugin pred_plugin_memory_pressure = {
     NULL,
     pred_memory_pressure_filter,
     (const char *const[]){ PRED_REASON_MEMORY_PRESSURE, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_plugin pred_plugin_disk_pressure = {
@@ -112,6 +117,7 @@ const struct pred_plugin pred_plugin_disk_pressure = {
     NULL,
     pred_disk_pressure_filter,
     (const char *const[]){ PRED_REASON_DISK_PRESSURE, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_plugin pred_plugin_pid_pressure = {
@@ -119,6 +125,7 @@ const struct pred_plugin pred_plugin_pid_pressure = {
     NULL,
     pred_pid_pressure_filter,
     (const char *const[]){ PRED_REASON_PID_PRESSURE, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_check_node_memory_pressure = {

@@ -12,8 +12,10 @@
 
 #include "kube/model/labels.h"
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/volume_binding.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_NO_VOLUME_NODE_CONFLICT "NoVolumeNodeConflict"
 
 /* v1.8's own error texts, and the listers' NotFound messages. */
 #define VN_NO_CLAIM_NAME "PersistentVolumeClaim had no name"
@@ -86,6 +88,7 @@ const struct pred_plugin pred_plugin_no_volume_node_conflict = {
     NULL,
     pred_no_volume_node_conflict_filter,
     (const char *const[]){ PRED_REASON_NODE_CONFLICT, NULL },
+    PRED_STABLE_NO_VOLUMES,
 };
 
 const struct pred_def pred_no_volume_node_conflict = {

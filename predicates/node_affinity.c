@@ -7,8 +7,10 @@
 #include "predicates/plugins.h"
 
 #include "kube/model/labels.h"
-#include "predicates/reasons.h"
+#include "predicates/node_affinity.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_MATCH_NODE_SELECTOR "MatchNodeSelector"
 
 /*
  * Filter: every nodeSelector pair present with an equal value in the
@@ -45,6 +47,7 @@ const struct pred_plugin pred_plugin_node_affinity = {
     NULL,
     pred_node_affinity_filter,
     (const char *const[]){ PRED_REASON_NODE_AFFINITY, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_match_node_selector = {

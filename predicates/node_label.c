@@ -8,7 +8,9 @@
 
 #include "kube/model/labels.h"
 #include "predicates/predicates.h"
-#include "predicates/reasons.h"
+#include "predicates/node_label.h"
+
+#define PRED_NAME_CHECK_NODE_LABEL_PRESENCE "CheckNodeLabelPresence"
 
 static bool all_present(const struct kube_labels *l,
                         const struct policy_strlist *keys, bool want)
@@ -52,6 +54,7 @@ const struct pred_plugin pred_plugin_node_label = {
     NULL,
     pred_node_label_filter,
     (const char *const[]){ PRED_REASON_NODE_LABEL, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 /* The labelsPresence argument as written (v1 LabelsPresence). */

@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/node_name.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_HOST_NAME "HostName"
 
 enum pred_code pred_node_name_filter(const struct pred_cycle *cy,
                                      const void *args, const void *state,
@@ -28,6 +30,7 @@ const struct pred_plugin pred_plugin_node_name = {
     NULL,
     pred_node_name_filter,
     (const char *const[]){ PRED_REASON_NODE_NAME, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_host_name = {

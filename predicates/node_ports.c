@@ -7,8 +7,11 @@
  */
 #include "predicates/plugins.h"
 
-#include "predicates/reasons.h"
+#include "predicates/node_ports.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_POD_FITS_HOST_PORTS "PodFitsHostPorts"
+#define PRED_NAME_POD_FITS_PORTS      "PodFitsPorts"
 
 /* What v1.22 reports when Filter runs without its PreFilter state. */
 #define NODE_PORTS_NO_STATE                                                    \
@@ -102,6 +105,7 @@ const struct pred_plugin pred_plugin_node_ports = {
     pred_node_ports_prefilter,
     pred_node_ports_filter,
     (const char *const[]){ PRED_REASON_NODE_PORTS, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_pod_fits_host_ports = {

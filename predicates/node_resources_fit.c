@@ -13,8 +13,9 @@
 
 #include "kube/model/resources.h"
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_POD_FITS_RESOURCES "PodFitsResources"
 
 /* Read by the filter when the prefilter did not run (v1.22 wording). */
 #define FIT_NO_STATE                                                           \
@@ -135,6 +136,7 @@ const struct pred_plugin pred_plugin_node_resources_fit = {
     pred_node_resources_fit_filter,
     (const char *const[]){ PRED_REASON_INSUFFICIENT, PRED_REASON_TOO_MANY_PODS,
                            NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_pod_fits_resources = {

@@ -37,4 +37,8 @@ enum pred_code pred_node_resources_fit_check(const struct kube_resources *req,
                                              const struct pred_fit_ignored *ig,
                                              struct pred_result *r);
 
+/* Its failure reasons, exactly as kube-scheduler prints them (v1.22). */
+#define PRED_REASON_TOO_MANY_PODS "Too many pods"
+#define PRED_REASON_INSUFFICIENT  "Insufficient %s" /* resource name */
+
 #endif

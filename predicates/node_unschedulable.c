@@ -7,8 +7,10 @@
 #include "predicates/plugins.h"
 
 #include "kube/model/labels.h"
-#include "predicates/reasons.h"
+#include "predicates/node_unschedulable.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_CHECK_NODE_UNSCHEDULABLE "CheckNodeUnschedulable"
 
 #define UNSCHEDULABLE_TAINT_KEY "node.kubernetes.io/unschedulable"
 
@@ -48,6 +50,7 @@ const struct pred_plugin pred_plugin_node_unschedulable = {
     pred_node_unschedulable_filter,
     (const char *const[]){ PRED_REASON_UNSCHEDULABLE,
                            PRED_REASON_UNKNOWN_CONDITION, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_check_node_unschedulable = {

@@ -13,11 +13,25 @@
 #include "framework/plugin.h"
 #include "predicates/framework.h"
 
+/*
+ * When a plugin's verdict on a node stays the same while replicas of the
+ * pod land on other nodes (simulate's verdict cache, engine/filter_cache.c).
+ * NEVER (the default) is always safe: the verdict is computed again.
+ */
+enum pred_stable {
+    PRED_STABLE_NEVER = 0,
+    PRED_STABLE_ALWAYS,       /* reads the pod's spec and that node alone */
+    PRED_STABLE_NO_VOLUMES,   /* the same, for a pod without volumes */
+    PRED_STABLE_NO_POD_TERMS, /* for a pod without pod (anti-)affinity */
+    PRED_STABLE_NO_SPREAD,    /* for a pod without spread constraints */
+};
+
 struct pred_plugin {
     struct kpe_plugin_ref ref;    /* name; v1.22 extension points */
     pred_prefilter_fn *prefilter; /* NULL: none */
     pred_filter_fn *filter;
     const char *const *reasons; /* every reason it gives, NULL-ended */
+    enum pred_stable stable;    /* across replicas placed elsewhere */
 };
 
 /* v1.22 plugins that several descriptors name (GeneralPredicates). */

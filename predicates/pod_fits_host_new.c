@@ -6,8 +6,11 @@
  * HostName's; the reason is the seed's ErrPodNotMatchHostName.
  */
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/pod_fits_host_new.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_POD_FITS_HOST_NEW       "PodFitsHostNew"
+#define PRED_NAME_CUSTOM_PREDICATE_POLICY "CustomPredicatePolicy"
 
 enum pred_code pred_pod_fits_host_new_filter(const struct pred_cycle *cy,
                                              const void *args,
@@ -28,6 +31,7 @@ const struct pred_plugin pred_plugin_pod_fits_host_new = {
     NULL,
     pred_pod_fits_host_new_filter,
     (const char *const[]){ PRED_REASON_HOST_NAME_SEED, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_pod_fits_host_new = {

@@ -10,9 +10,10 @@
 
 #include "kube/model/labels.h"
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
 #include "kube/cluster/topology_counts.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_EVEN_PODS_SPREAD "EvenPodsSpread"
 
 #define NO_STATE                                                               \
     "reading \"PreFilterPodTopologySpread\" from cycleState: not found"
@@ -252,6 +253,7 @@ const struct pred_plugin pred_plugin_pod_topology_spread = {
     pred_pod_topology_spread_prefilter,
     pred_pod_topology_spread_filter,
     (const char *const[]){ PRED_REASON_SPREAD, PRED_REASON_SPREAD_LABEL, NULL },
+    PRED_STABLE_NO_SPREAD,
 };
 
 const struct pred_def pred_even_pods_spread = {

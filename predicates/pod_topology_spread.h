@@ -26,4 +26,11 @@ bool pred_spread_state_count(const void *state, const char *key,
  */
 int64_t pred_spread_state_min(const void *state, const char *key);
 
+/* Its failure reasons, exactly as kube-scheduler prints them (v1.22). */
+#define PRED_REASON_SPREAD                                                     \
+    "node(s) didn't match pod topology spread constraints"
+#define PRED_REASON_SPREAD_LABEL                                               \
+    "node(s) didn't match pod topology spread constraints (missing required "  \
+    "label)"
+
 #endif

@@ -4,8 +4,10 @@
  * framework's registry machinery), in kube-scheduler v1.22's run
  * order (legacy_registry.go predicateOrdering), with the names v1.22
  * dropped (loaded only with `compat legacy`) and our own predicates
- * interleaved. A name or reason other files need is defined once, here
- * or in reasons.h; one only its own file uses stays there (high_comm.c).
+ * interleaved. Each predicate's name, aliases and reasons live in its own
+ * file, beside its descriptor (high_comm.c); a reason other files match is
+ * exported from that plugin's header (node_unschedulable.h, ...), and
+ * other layers reach a predicate through its descriptor or the registry.
  */
 #ifndef PREDICATES_PREDICATES_H
 #define PREDICATES_PREDICATES_H
@@ -21,42 +23,6 @@
 #include "framework/high_comm_arg.h"
 #include "framework/registry.h"
 #include "predicates/plugins.h"
-
-/* ---- names: v1.22 (legacy_registry.go) ---- */
-#define PRED_NAME_CHECK_NODE_UNSCHEDULABLE  "CheckNodeUnschedulable"
-#define PRED_NAME_GENERAL_PREDICATES        "GeneralPredicates"
-#define PRED_NAME_HOST_NAME                 "HostName"
-#define PRED_NAME_POD_FITS_HOST_PORTS       "PodFitsHostPorts"
-#define PRED_NAME_MATCH_NODE_SELECTOR       "MatchNodeSelector"
-#define PRED_NAME_POD_FITS_RESOURCES        "PodFitsResources"
-#define PRED_NAME_NO_DISK_CONFLICT          "NoDiskConflict"
-#define PRED_NAME_POD_TOLERATES_NODE_TAINTS "PodToleratesNodeTaints"
-#define PRED_NAME_CHECK_NODE_LABEL_PRESENCE "CheckNodeLabelPresence"
-#define PRED_NAME_CHECK_SERVICE_AFFINITY    "CheckServiceAffinity"
-#define PRED_NAME_MAX_EBS_VOLUME_COUNT      "MaxEBSVolumeCount"
-#define PRED_NAME_MAX_GCE_PD_VOLUME_COUNT   "MaxGCEPDVolumeCount"
-#define PRED_NAME_MAX_CSI_VOLUME_COUNT      "MaxCSIVolumeCountPred"
-#define PRED_NAME_MAX_AZURE_DISK_COUNT      "MaxAzureDiskVolumeCount"
-#define PRED_NAME_MAX_CINDER_VOLUME_COUNT   "MaxCinderVolumeCount"
-#define PRED_NAME_CHECK_VOLUME_BINDING      "CheckVolumeBinding"
-#define PRED_NAME_NO_VOLUME_ZONE_CONFLICT   "NoVolumeZoneConflict"
-#define PRED_NAME_EVEN_PODS_SPREAD          "EvenPodsSpread"
-#define PRED_NAME_MATCH_INTER_POD_AFFINITY  "MatchInterPodAffinity"
-/* v1.22 alias: "PodFitsPorts" is read as PodFitsHostPorts. */
-#define PRED_NAME_POD_FITS_PORTS "PodFitsPorts"
-
-/* ---- names v1.22 no longer registers (v1.8 .. v1.16 trees) ---- */
-#define PRED_NAME_CHECK_NODE_CONDITION       "CheckNodeCondition"
-#define PRED_NAME_NO_EXECUTE_TAINTS          "PodToleratesNodeNoExecuteTaints"
-#define PRED_NAME_CHECK_NODE_MEMORY_PRESSURE "CheckNodeMemoryPressure"
-#define PRED_NAME_CHECK_NODE_PID_PRESSURE    "CheckNodePIDPressure"
-#define PRED_NAME_CHECK_NODE_DISK_PRESSURE   "CheckNodeDiskPressure"
-#define PRED_NAME_NO_VOLUME_NODE_CONFLICT    "NoVolumeNodeConflict"
-
-/* ---- our predicates ---- */
-#define PRED_NAME_POD_FITS_HOST_NEW       "PodFitsHostNew"
-#define PRED_NAME_CUSTOM_PREDICATE_POLICY "CustomPredicatePolicy"
-#define PRED_NAME_LABEL_RULE              "LabelRule"
 
 /* ---- row flags ---- */
 #define PRED_MANDATORY   0x01u /* always added (v1.22 mandatoryPredicates) */
@@ -108,6 +74,12 @@ struct pred_def {
     const struct pred_plugin *own; /* no v1.22 plugin: the code it runs */
 };
 
+/* The descriptors policy/ names (defined in their plugins' files). */
+extern const struct pred_def pred_general_predicates;
+extern const struct pred_def pred_pod_fits_resources;
+extern const struct pred_def pred_check_node_label_presence;
+extern const struct pred_def pred_check_service_affinity;
+
 /* The descriptors in run order; *n gets their count. */
 const struct pred_def *const *pred_registry(size_t *n);
 
@@ -130,9 +102,6 @@ const struct pred_def *pred_for_arg(const struct kpe_arg_schema *s);
 
 /* Position of a descriptor in pred_registry() (its run position). */
 size_t pred_index(const struct pred_def *d);
-
-/* v1.22's predicateOrdering, for tests; *n gets its length (19). */
-const char *const *pred_v122_ordering(size_t *n);
 
 /* Most descriptors plugins may add (the runtime part of the registry). */
 #define PRED_MAX_RUNTIME 32

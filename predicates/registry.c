@@ -8,7 +8,6 @@
  * Mirrors pkg/scheduler/framework/plugins/legacy_registry.go.
  */
 #include "predicates/predicates.h"
-#include "predicates/reasons.h"
 
 #include <string.h>
 
@@ -80,40 +79,11 @@ static const struct pred_def *def_of(const struct kpe_def *h)
     return (const struct pred_def *)(const void *)h;
 }
 
-/* legacy_registry.go predicateOrdering, kept here for tests. */
-static const char *const v122_ordering[] = {
-    PRED_NAME_CHECK_NODE_UNSCHEDULABLE,
-    PRED_NAME_GENERAL_PREDICATES,
-    PRED_NAME_HOST_NAME,
-    PRED_NAME_POD_FITS_HOST_PORTS,
-    PRED_NAME_MATCH_NODE_SELECTOR,
-    PRED_NAME_POD_FITS_RESOURCES,
-    PRED_NAME_NO_DISK_CONFLICT,
-    PRED_NAME_POD_TOLERATES_NODE_TAINTS,
-    PRED_NAME_CHECK_NODE_LABEL_PRESENCE,
-    PRED_NAME_CHECK_SERVICE_AFFINITY,
-    PRED_NAME_MAX_EBS_VOLUME_COUNT,
-    PRED_NAME_MAX_GCE_PD_VOLUME_COUNT,
-    PRED_NAME_MAX_CSI_VOLUME_COUNT,
-    PRED_NAME_MAX_AZURE_DISK_COUNT,
-    PRED_NAME_MAX_CINDER_VOLUME_COUNT,
-    PRED_NAME_CHECK_VOLUME_BINDING,
-    PRED_NAME_NO_VOLUME_ZONE_CONFLICT,
-    PRED_NAME_EVEN_PODS_SPREAD,
-    PRED_NAME_MATCH_INTER_POD_AFFINITY,
-};
-
 const struct pred_def *const *pred_registry(size_t *n)
 {
     /* every row is a pred_def whose head is its first member */
     return (const struct pred_def *const *)(const void *)kpe_registry_view(
         &pred_reg, n);
-}
-
-const char *const *pred_v122_ordering(size_t *n)
-{
-    *n = sizeof(v122_ordering) / sizeof(v122_ordering[0]);
-    return v122_ordering;
 }
 
 const struct pred_def *pred_lookup(const char *name)

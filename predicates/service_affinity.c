@@ -12,7 +12,9 @@
 #include "kube/model/labels.h"
 #include "predicates/plugins.h"
 #include "predicates/predicates.h"
-#include "predicates/reasons.h"
+#include "predicates/service_affinity.h"
+
+#define PRED_NAME_CHECK_SERVICE_AFFINITY "CheckServiceAffinity"
 
 /* A pod of the namespace whose labels contain the incoming pod's. */
 struct sa_match {
@@ -164,6 +166,7 @@ const struct pred_plugin pred_plugin_service_affinity = {
     pred_service_affinity_prefilter,
     pred_service_affinity_filter,
     (const char *const[]){ PRED_REASON_SERVICE_AFFINITY, NULL },
+    PRED_STABLE_NEVER,
 };
 
 /* The serviceAffinity argument as written (v1 ServiceAffinity). */

@@ -9,8 +9,10 @@
 #include <string.h>
 
 #include "kube/model/labels.h"
-#include "predicates/reasons.h"
+#include "predicates/taint_toleration.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_POD_TOLERATES_NODE_TAINTS "PodToleratesNodeTaints"
 
 static bool filtered_effect(const char *effect)
 {
@@ -54,6 +56,7 @@ const struct pred_plugin pred_plugin_taint_toleration = {
     NULL,
     pred_taint_toleration_filter,
     (const char *const[]){ PRED_REASON_TAINT, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_pod_tolerates_node_taints = {

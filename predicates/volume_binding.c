@@ -9,9 +9,12 @@
 
 #include "kube/model/labels.h"
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/volume_binding.h"
 #include "predicates/volume_util.h"
 #include "predicates/predicates.h"
+
+#define PRED_REASON_NOT_ENOUGH_SPACE   "node(s) did not have enough free storage"
+#define PRED_NAME_CHECK_VOLUME_BINDING "CheckVolumeBinding"
 
 #define NO_PROVISIONER "kubernetes.io/no-provisioner"
 
@@ -297,6 +300,7 @@ const struct pred_plugin pred_plugin_volume_binding = {
                            PRED_REASON_NODE_CONFLICT, PRED_REASON_BIND_CONFLICT,
                            PRED_REASON_NOT_ENOUGH_SPACE,
                            PRED_REASON_PV_NOT_EXIST, NULL },
+    PRED_STABLE_NO_VOLUMES,
 };
 
 const struct pred_def pred_check_volume_binding = {

@@ -10,9 +10,14 @@
 #include "kube/model/labels.h"
 #include "kube/model/resources.h"
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/volume_limits.h"
 #include "predicates/volume_util.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_MAX_EBS_VOLUME_COUNT    "MaxEBSVolumeCount"
+#define PRED_NAME_MAX_GCE_PD_VOLUME_COUNT "MaxGCEPDVolumeCount"
+#define PRED_NAME_MAX_AZURE_DISK_COUNT    "MaxAzureDiskVolumeCount"
+#define PRED_NAME_MAX_CINDER_VOLUME_COUNT "MaxCinderVolumeCount"
 
 struct provider {
     enum kube_volume_kind kind; /* inline and PV source kind */
@@ -236,6 +241,7 @@ const struct pred_plugin pred_plugin_ebs_limits = {
     NULL,
     pred_ebs_limits_filter,
     (const char *const[]){ PRED_REASON_MAX_VOLUME_COUNT, NULL },
+    PRED_STABLE_NO_VOLUMES,
 };
 
 const struct pred_plugin pred_plugin_gce_pd_limits = {
@@ -243,6 +249,7 @@ const struct pred_plugin pred_plugin_gce_pd_limits = {
     NULL,
     pred_gce_pd_limits_filter,
     (const char *const[]){ PRED_REASON_MAX_VOLUME_COUNT, NULL },
+    PRED_STABLE_NO_VOLUMES,
 };
 
 const struct pred_plugin pred_plugin_azure_disk_limits = {
@@ -250,6 +257,7 @@ const struct pred_plugin pred_plugin_azure_disk_limits = {
     NULL,
     pred_azure_disk_limits_filter,
     (const char *const[]){ PRED_REASON_MAX_VOLUME_COUNT, NULL },
+    PRED_STABLE_NO_VOLUMES,
 };
 
 const struct pred_plugin pred_plugin_cinder_limits = {
@@ -257,6 +265,7 @@ const struct pred_plugin pred_plugin_cinder_limits = {
     NULL,
     pred_cinder_limits_filter,
     (const char *const[]){ PRED_REASON_MAX_VOLUME_COUNT, NULL },
+    PRED_STABLE_NO_VOLUMES,
 };
 
 const struct pred_def pred_max_ebs_volume_count = {

@@ -9,9 +9,11 @@
 
 #include "kube/model/resources.h"
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/volume_limits.h"
 #include "predicates/volume_util.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_MAX_CSI_VOLUME_COUNT "MaxCSIVolumeCountPred"
 
 struct csi_ctx {
     const struct pred_cycle *cy;
@@ -208,6 +210,7 @@ const struct pred_plugin pred_plugin_node_volume_limits = {
     NULL,
     pred_node_volume_limits_filter,
     (const char *const[]){ PRED_REASON_MAX_VOLUME_COUNT, NULL },
+    PRED_STABLE_NO_VOLUMES,
 };
 
 const struct pred_def pred_max_csi_volume_count = {

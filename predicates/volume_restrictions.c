@@ -9,8 +9,10 @@
 #include <string.h>
 
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/volume_restrictions.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_NO_DISK_CONFLICT "NoDiskConflict"
 
 /* The volume kinds this plugin compares. */
 static bool checked_kind(enum kube_volume_kind k)
@@ -98,6 +100,7 @@ const struct pred_plugin pred_plugin_volume_restrictions = {
     NULL,
     pred_volume_restrictions_filter,
     (const char *const[]){ PRED_REASON_DISK_CONFLICT, NULL },
+    PRED_STABLE_ALWAYS,
 };
 
 const struct pred_def pred_no_disk_conflict = {

@@ -7,9 +7,11 @@
 
 #include "kube/model/labels.h"
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/volume_zone.h"
 #include "predicates/volume_util.h"
 #include "predicates/predicates.h"
+
+#define PRED_NAME_NO_VOLUME_ZONE_CONFLICT "NoVolumeZoneConflict"
 
 static const char *const zone_labels[] = {
     "failure-domain.beta.kubernetes.io/zone",
@@ -159,6 +161,7 @@ const struct pred_plugin pred_plugin_volume_zone = {
     NULL,
     pred_volume_zone_filter,
     (const char *const[]){ PRED_REASON_VOLUME_ZONE, NULL },
+    PRED_STABLE_NO_VOLUMES,
 };
 
 const struct pred_def pred_no_volume_zone_conflict = {

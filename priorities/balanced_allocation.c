@@ -16,6 +16,8 @@
 
 #include <math.h>
 
+#define PRIO_NAME_BALANCED_ALLOCATION "BalancedResourceAllocation"
+
 /* fractionOfCapacity of entry i, capped at 1; excluded: 1. */
 static double fraction(const struct prio_res_pod *rp, size_t i,
                        const struct node_info *ni)

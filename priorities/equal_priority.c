@@ -5,6 +5,8 @@
  */
 #include "priorities/priorities.h"
 
+#define PRIO_NAME_EQUAL "EqualPriority"
+
 const struct prio_def prio_equal_priority = {
     .name = PRIO_NAME_EQUAL,
     .aliases = NULL,

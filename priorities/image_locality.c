@@ -11,6 +11,8 @@
 #include "priorities/resource_allocation.h"
 #include "priorities/priorities.h"
 
+#define PRIO_NAME_IMAGE_LOCALITY "ImageLocalityPriority"
+
 #define MB                      (1024 * 1024)
 #define MIN_THRESHOLD           ((int64_t)23 * MB)
 #define MAX_CONTAINER_THRESHOLD ((int64_t)1000 * MB)

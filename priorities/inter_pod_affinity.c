@@ -14,6 +14,8 @@
 #include "priorities/priorities.h"
 #include "kube/cluster/topology_counts.h"
 
+#define PRIO_NAME_INTER_POD_AFFINITY "InterPodAffinityPriority"
+
 /* One incoming preferred term with its namespaces resolved once. */
 struct in_term {
     const struct kube_pod_affinity_term *t;

@@ -20,6 +20,8 @@
 #include "framework/label_rule_arg.h"
 #include "priorities/priorities.h"
 
+#define PRIO_NAME_LABEL_SCORE_RULE "LabelScoreRule"
+
 #define SCORE_MAX PRIO_MAX_EXTENDER_SCORE /* 10, as written */
 
 /* One entry's argument, as written. */

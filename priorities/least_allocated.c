@@ -7,6 +7,8 @@
 #include "priorities/resource_allocation.h"
 #include "priorities/priorities.h"
 
+#define PRIO_NAME_LEAST_REQUESTED "LeastRequestedPriority"
+
 /*
  * leastRequestedScore: (allocatable - requested) * 100 / allocatable, and 0
  * once the node is over-committed.

@@ -7,6 +7,8 @@
 #include "priorities/resource_allocation.h"
 #include "priorities/priorities.h"
 
+#define PRIO_NAME_MOST_REQUESTED "MostRequestedPriority"
+
 /*
  * mostRequestedScore: requested * 100 / allocatable, with requested capped
  * at allocatable (v1.22: an over-committed resource scores 100, not 0).

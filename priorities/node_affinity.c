@@ -11,6 +11,8 @@
 #include "kube/model/labels.h"
 #include "priorities/priorities.h"
 
+#define PRIO_NAME_NODE_AFFINITY "NodeAffinityPriority"
+
 /* PreScore state: the pod's usable preferred terms (weight and content). */
 struct affinity_state {
     size_t n;

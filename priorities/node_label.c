@@ -9,6 +9,8 @@
 #include "kube/model/labels.h"
 #include "priorities/priorities.h"
 
+#define PRIO_NAME_NODE_LABEL "NodeLabel"
+
 static bool has_label(const struct kube_node *node, const char *key)
 {
     return kube_labels_get(&node->labels, key) != NULL;

@@ -22,6 +22,8 @@
 #include "kube/model/labels.h"
 #include "priorities/priorities.h"
 
+#define PRIO_NAME_NODE_PREFER_AVOID_PODS "NodePreferAvoidPodsPriority"
+
 #define SCRATCH_CHUNK 4096
 
 /* A value for a Go string / bool / struct field: that type or null. */

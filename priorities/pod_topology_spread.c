@@ -14,6 +14,8 @@
 #include "priorities/plugins.h"
 #include "priorities/priorities.h"
 
+#define PRIO_NAME_EVEN_PODS_SPREAD "EvenPodsSpreadPriority"
+
 /* v1.22 systemDefaultConstraints, all ScheduleAnyway. */
 static const struct {
     const char *key;

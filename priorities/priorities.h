@@ -4,8 +4,9 @@
  * framework's registry machinery), sorted byte-wise as kube-scheduler
  * v1.22 generates score plugins (legacy_registry.go AppendPriorityConfigs),
  * with the names v1.22 dropped (compat legacy only) and our own priorities.
- * Names other files need are defined once here; one only its own file
- * uses stays there (rdma_aware.c).
+ * Each priority's name and aliases live in its own file, beside its
+ * descriptor (rdma_aware.c); other layers reach a priority through its
+ * descriptor or the registry.
  */
 #ifndef PRIORITIES_PRIORITIES_H
 #define PRIORITIES_PRIORITIES_H
@@ -22,31 +23,6 @@
 #include "framework/plugin.h"
 #include "framework/registry.h"
 #include "priorities/plugins.h"
-
-/* ---- names: v1.22 (legacy_registry.go) ---- */
-#define PRIO_NAME_EQUAL                  "EqualPriority"
-#define PRIO_NAME_MOST_REQUESTED         "MostRequestedPriority"
-#define PRIO_NAME_RTCR_POLICY            "RequestedToCapacityRatioPriority"
-#define PRIO_NAME_SELECTOR_SPREAD        "SelectorSpreadPriority"
-#define PRIO_NAME_SERVICE_SPREADING      "ServiceSpreadingPriority"
-#define PRIO_NAME_INTER_POD_AFFINITY     "InterPodAffinityPriority"
-#define PRIO_NAME_LEAST_REQUESTED        "LeastRequestedPriority"
-#define PRIO_NAME_BALANCED_ALLOCATION    "BalancedResourceAllocation"
-#define PRIO_NAME_NODE_PREFER_AVOID_PODS "NodePreferAvoidPodsPriority"
-#define PRIO_NAME_NODE_AFFINITY          "NodeAffinityPriority"
-#define PRIO_NAME_TAINT_TOLERATION       "TaintTolerationPriority"
-#define PRIO_NAME_IMAGE_LOCALITY         "ImageLocalityPriority"
-#define PRIO_NAME_EVEN_PODS_SPREAD       "EvenPodsSpreadPriority"
-/* v1.22's internal keys, reached through custom arguments. */
-#define PRIO_NAME_RTCR             "RequestedToCapacityRatio"
-#define PRIO_NAME_NODE_LABEL       "NodeLabel"
-#define PRIO_NAME_SERVICE_AFFINITY "ServiceAffinity"
-
-/* ---- dropped before v1.22 (v1.12 .. v1.18, feature-gated) ---- */
-#define PRIO_NAME_RESOURCE_LIMITS "ResourceLimitsPriority"
-
-/* ---- ours ---- */
-#define PRIO_NAME_LABEL_SCORE_RULE "LabelScoreRule"
 
 /* ---- row flags ---- */
 #define PRIO_DEFAULT       0x01u /* in the set used when `priorities` is absent */
@@ -121,7 +97,7 @@ struct prio_inter_pod_arg {
  * plugins.
  */
 struct prio_def {
-    /* name (PRIO_NAME_*: the resolved key), aliases, flags (PRIO_*),
+    /* name (the resolved key), aliases, flags (PRIO_*),
      * needs, args (as written), doc */
     KPE_DEF_HEAD;
     int64_t default_weight; /* weight in the v1.22 default set; 0: none */
@@ -139,6 +115,16 @@ struct prio_def {
     const struct prio_plugin *own;      /* no v1.22 plugin: the code it runs */
     const struct prio_plugin *gate_off; /* DefaultPodTopologySpread off */
 };
+
+/* The descriptors policy/ names (defined in their plugins' files). */
+extern const struct prio_def prio_equal_priority;
+extern const struct prio_def prio_node_label;
+extern const struct prio_def prio_service_affinity;
+extern const struct prio_def prio_requested_to_capacity_ratio;
+extern const struct prio_def prio_selector_spread_priority;
+extern const struct prio_def prio_even_pods_spread_priority;
+extern const struct prio_def prio_least_requested_priority;
+extern const struct prio_def prio_most_requested_priority;
 
 /* The descriptors sorted by name (= v1.22 plugin generation order). */
 const struct prio_def *const *prio_registry(size_t *n);

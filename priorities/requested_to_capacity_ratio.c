@@ -13,6 +13,8 @@
 
 #include <math.h>
 
+#define PRIO_NAME_RTCR "RequestedToCapacityRatio"
+
 #define MAX_UTILIZATION 100
 
 /* Without args (not reachable from a Policy): favour the least requested. */

@@ -10,6 +10,8 @@
 #include "priorities/resource_allocation.h"
 #include "priorities/priorities.h"
 
+#define PRIO_NAME_RESOURCE_LIMITS "ResourceLimitsPriority"
+
 /*
  * getResourceLimits for cpu (millicores) and memory: summed over the
  * containers, then raised to any single init container's limit.

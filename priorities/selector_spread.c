@@ -14,6 +14,9 @@
 #include "priorities/priorities.h"
 #include "priorities/pod_topology_spread.h"
 
+#define PRIO_NAME_SELECTOR_SPREAD   "SelectorSpreadPriority"
+#define PRIO_NAME_SERVICE_SPREADING "ServiceSpreadingPriority"
+
 struct selector_spread_state {
     bool skip; /* the pod has topologySpreadConstraints */
     struct kube_label_selector selector;

@@ -13,6 +13,8 @@
 #include "priorities/priorities.h"
 #include "kube/cluster/topology_counts.h"
 
+#define PRIO_NAME_SERVICE_AFFINITY "ServiceAffinity"
+
 struct service_affinity_state {
     const struct kube_labels *selector; /* NULL: no service selects the pod */
 };

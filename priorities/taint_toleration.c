@@ -11,6 +11,8 @@
 #include "kube/model/labels.h"
 #include "priorities/priorities.h"
 
+#define PRIO_NAME_TAINT_TOLERATION "TaintTolerationPriority"
+
 #define PREFER_NO_SCHEDULE "PreferNoSchedule"
 
 /* PreScore state: the tolerations that can tolerate PreferNoSchedule. */

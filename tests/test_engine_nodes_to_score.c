@@ -139,7 +139,7 @@ static void find(struct fixture *f, const char *pod_json, int percentage,
     struct err e = { "" };
 
     if (engine_find_feasible(&f->plans.pred, fx_pod(&f->a, pod_json), &f->fc.c,
-                             f->nodes, f->n, percentage, next, &f->a, out,
+                             f->nodes, f->n, percentage, next, NULL, &f->a, out,
                              &e) < 0)
         fail_msg("engine_find_feasible: %s", e.msg);
 }

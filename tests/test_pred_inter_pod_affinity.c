@@ -14,7 +14,6 @@
 
 #include "predicates/inter_pod_affinity.h"
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
 #include "tests/support/pred_fixtures.h"
 #include "tests/support/topo_fixtures.h"
 

@@ -14,7 +14,10 @@
 #include "predicates/predicates.h"
 #include "tests/support/node_filter_fixtures.h"
 
-#define PLUGIN PRED_NAME_LABEL_RULE
+/* The descriptors these tests run, by name (in their plugins' files). */
+extern const struct pred_def pred_label_rule;
+
+#define PLUGIN pred_label_rule.name
 #define N(a)   (sizeof(a) / sizeof((a)[0]))
 
 #define POD(l)  "{'metadata':{'name':'p','labels':{" l "}}}"

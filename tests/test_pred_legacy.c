@@ -14,8 +14,18 @@
 
 #include "predicates/plugins.h"
 #include "predicates/predicates.h"
-#include "predicates/reasons.h"
+#include "predicates/node_unschedulable.h"
+#include "predicates/legacy_node_condition.h"
+#include "predicates/legacy_pressure.h"
+#include "predicates/legacy_no_execute_taints.h"
 #include "tests/support/node_filter_fixtures.h"
+
+/* The descriptors these tests run, by name (in their plugins' files). */
+extern const struct pred_def pred_check_node_condition;
+extern const struct pred_def pred_check_node_memory_pressure;
+extern const struct pred_def pred_check_node_disk_pressure;
+extern const struct pred_def pred_check_node_pid_pressure;
+extern const struct pred_def pred_pod_tolerates_node_no_execute_taints;
 
 #define N(a)  (sizeof(a) / sizeof((a)[0]))
 #define UNRES PRED_UNFIT_UNRESOLVABLE
@@ -119,7 +129,7 @@ static const struct p1_case condition_edges[] = {
 static void check_node_condition_should_match_v116_table(void **state)
 {
     (void)state;
-    assert_int_equal(p1_run_cases(PRED_NAME_CHECK_NODE_CONDITION, NULL,
+    assert_int_equal(p1_run_cases(pred_check_node_condition.name, NULL,
                                   condition_upstream, N(condition_upstream)),
                      0);
 }
@@ -127,7 +137,7 @@ static void check_node_condition_should_match_v116_table(void **state)
 static void check_node_condition_should_list_every_reason(void **state)
 {
     (void)state;
-    assert_int_equal(p1_run_cases(PRED_NAME_CHECK_NODE_CONDITION, NULL,
+    assert_int_equal(p1_run_cases(pred_check_node_condition.name, NULL,
                                   condition_edges, N(condition_edges)),
                      0);
 }
@@ -229,7 +239,7 @@ static const struct p1_case memory_edges[] = {
 static void memory_pressure_should_match_v116_table(void **state)
 {
     (void)state;
-    assert_int_equal(p1_run_cases(PRED_NAME_CHECK_NODE_MEMORY_PRESSURE, NULL,
+    assert_int_equal(p1_run_cases(pred_check_node_memory_pressure.name, NULL,
                                   memory_upstream, N(memory_upstream)),
                      0);
 }
@@ -237,7 +247,7 @@ static void memory_pressure_should_match_v116_table(void **state)
 static void memory_pressure_should_reject_only_best_effort(void **state)
 {
     (void)state;
-    assert_int_equal(p1_run_cases(PRED_NAME_CHECK_NODE_MEMORY_PRESSURE, NULL,
+    assert_int_equal(p1_run_cases(pred_check_node_memory_pressure.name, NULL,
                                   memory_edges, N(memory_edges)),
                      0);
 }
@@ -309,7 +319,7 @@ static const struct p1_case pid_cases[] = {
 static void disk_pressure_should_reject_every_pod(void **state)
 {
     (void)state;
-    assert_int_equal(p1_run_cases(PRED_NAME_CHECK_NODE_DISK_PRESSURE, NULL,
+    assert_int_equal(p1_run_cases(pred_check_node_disk_pressure.name, NULL,
                                   disk_cases, N(disk_cases)),
                      0);
 }
@@ -317,7 +327,7 @@ static void disk_pressure_should_reject_every_pod(void **state)
 static void pid_pressure_should_reject_every_pod(void **state)
 {
     (void)state;
-    assert_int_equal(p1_run_cases(PRED_NAME_CHECK_NODE_PID_PRESSURE, NULL,
+    assert_int_equal(p1_run_cases(pred_check_node_pid_pressure.name, NULL,
                                   pid_cases, N(pid_cases)),
                      0);
 }
@@ -399,9 +409,10 @@ static const struct p1_case no_execute_cases[] = {
 static void no_execute_taints_should_check_only_no_execute(void **state)
 {
     (void)state;
-    assert_int_equal(p1_run_cases(PRED_NAME_NO_EXECUTE_TAINTS, NULL,
-                                  no_execute_cases, N(no_execute_cases)),
-                     0);
+    assert_int_equal(
+        p1_run_cases(pred_pod_tolerates_node_no_execute_taints.name, NULL,
+                     no_execute_cases, N(no_execute_cases)),
+        0);
 }
 
 /* v1.16: a NodeInfo without a node had unknown conditions. */

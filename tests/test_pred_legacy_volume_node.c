@@ -13,8 +13,11 @@
 
 #include "predicates/plugins.h"
 #include "predicates/predicates.h"
-#include "predicates/reasons.h"
+#include "predicates/volume_binding.h"
 #include "tests/support/pred_fixtures.h"
+
+/* The descriptors these tests run, by name (in their plugins' files). */
+extern const struct pred_def pred_no_volume_node_conflict;
 
 #define MAX_DOCS 4
 
@@ -171,7 +174,7 @@ static void no_volume_node_conflict_should_follow_v18(void **state)
         for (j = 0; j < MAX_DOCS && c->docs[j]; j++)
             fx_cluster_add(&fc, c->docs[j]);
         fx_cluster_build(&fc);
-        got = fx_run_filter(PRED_NAME_NO_VOLUME_NODE_CONFLICT, NULL, NULL,
+        got = fx_run_filter(pred_no_volume_node_conflict.name, NULL, NULL,
                             fx_pod(&a, c->pod), &fc.c, "n1", &a, &r);
         if (got != c->want)
             fail_msg("%s: code %d, want %d", c->name, got, c->want);

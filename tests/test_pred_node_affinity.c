@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "predicates/reasons.h"
+#include "predicates/node_affinity.h"
 #include "tests/support/node_filter_fixtures.h"
 
 #define PLUGIN "NodeAffinity"

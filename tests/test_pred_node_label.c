@@ -11,7 +11,7 @@
 
 #include "predicates/plugins.h"
 #include "predicates/predicates.h"
-#include "predicates/reasons.h"
+#include "predicates/node_label.h"
 #include "tests/support/node_filter_fixtures.h"
 
 #define PLUGIN "NodeLabel"

@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/node_name.h"
+#include "predicates/pod_fits_host_new.h"
 #include "tests/support/pred_fixtures.h"
 
 struct name_case {

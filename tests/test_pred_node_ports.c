@@ -11,7 +11,7 @@
 
 #include "kube/base/arena.h"
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/node_ports.h"
 #include "tests/support/node_filter_fixtures.h"
 #include "tests/support/pred_fixtures.h"
 

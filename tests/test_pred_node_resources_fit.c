@@ -18,7 +18,6 @@
 #include "policy/policy.h"
 #include "predicates/node_resources_fit.h"
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
 #include "tests/support/pred_fixtures.h"
 
 /* One container: cpu millicores, memory, ephemeral-storage, scalars. */

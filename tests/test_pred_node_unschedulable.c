@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/node_unschedulable.h"
 #include "tests/support/node_filter_fixtures.h"
 
 #define PLUGIN "NodeUnschedulable"

@@ -13,7 +13,6 @@
 
 #include "predicates/plugins.h"
 #include "predicates/pod_topology_spread.h"
-#include "predicates/reasons.h"
 #include "tests/support/pred_fixtures.h"
 #include "tests/support/topo_fixtures.h"
 

@@ -12,7 +12,7 @@
 
 #include "predicates/plugins.h"
 #include "predicates/predicates.h"
-#include "predicates/reasons.h"
+#include "predicates/service_affinity.h"
 #include "tests/support/pred_fixtures.h"
 
 #define MAX_OBJS 3

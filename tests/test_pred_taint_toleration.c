@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 
-#include "predicates/reasons.h"
+#include "predicates/taint_toleration.h"
 #include "tests/support/node_filter_fixtures.h"
 
 #define PLUGIN "TaintToleration"

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/volume_binding.h"
 #include "tests/support/vol_fixtures.h"
 
 #define UNRES PRED_UNFIT_UNRESOLVABLE

@@ -16,7 +16,7 @@
 
 #include "kube/base/arena.h"
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/volume_limits.h"
 #include "tests/support/vol_fixtures.h"
 
 struct provider {

@@ -13,7 +13,7 @@
 
 #include "kube/base/arena.h"
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/volume_limits.h"
 #include "tests/support/vol_fixtures.h"
 
 #define NODE_NAME "node-for-max-pd-test-1"

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/volume_restrictions.h"
 #include "tests/support/pred_fixtures.h"
 
 #define GCE(pd, ro)                                                            \

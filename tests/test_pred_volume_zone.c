@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "predicates/plugins.h"
-#include "predicates/reasons.h"
+#include "predicates/volume_zone.h"
 #include "tests/support/vol_fixtures.h"
 
 #define BETA_ZONE   "failure-domain.beta.kubernetes.io/zone"

@@ -15,7 +15,10 @@
 #include "priorities/priorities.h"
 #include "tests/support/score_fixtures.h"
 
-#define PLUGIN PRIO_NAME_LABEL_SCORE_RULE
+/* The descriptors these tests run, by name (in their plugins' files). */
+extern const struct prio_def prio_label_score_rule;
+
+#define PLUGIN prio_label_score_rule.name
 #define N(a)   (sizeof(a) / sizeof((a)[0]))
 
 #define POD(labels) "{'metadata':{'name':'p','labels':{" labels "}}}"

@@ -11,7 +11,10 @@
 #include "priorities/priorities.h"
 #include "tests/support/score_fixtures.h"
 
-#define PLUGIN PRIO_NAME_RESOURCE_LIMITS
+/* The descriptors these tests run, by name (in their plugins' files). */
+extern const struct prio_def prio_resource_limits_priority;
+
+#define PLUGIN prio_resource_limits_priority.name
 #define N(a)   (sizeof(a) / sizeof((a)[0]))
 
 #define LIMIT(cpu, mem)                                                        \

@@ -11,7 +11,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "predicates/reasons.h"
+#include "predicates/inter_pod_affinity.h"
+#include "predicates/node_affinity.h"
+#include "predicates/node_name.h"
 #include "whatif/why.h"
 
 struct agree_case {

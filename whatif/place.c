@@ -5,6 +5,7 @@
  */
 #include "whatif/place.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void whatif_sim_init(struct whatif_sim *s, const struct eval_plans *plans,
@@ -16,11 +17,42 @@ void whatif_sim_init(struct whatif_sim *s, const struct eval_plans *plans,
     s->c = c;
     s->a = a;
     engine_placer_init(&s->placer, percentage, seed);
+    filter_cache_init(&s->cache);
+    prescore_cache_init(&s->prescore);
+    s->no_cache = getenv("KPE_WHATIF_NO_CACHE") != NULL;
 }
 
 void whatif_sim_free(struct whatif_sim *s)
 {
     engine_placer_free(&s->placer);
+    filter_cache_free(&s->cache);
+    prescore_cache_free(&s->prescore);
+}
+
+/*
+ * Use the verdict cache for ask when it is a replica of the pod asked
+ * before: every field equal, bit for bit (the pointers too, so the same
+ * spec), but its name and uid, which whatif_replica alone sets and no
+ * node-local filter reads. Anything else starts the cache afresh.
+ */
+static void cache_for(struct whatif_sim *s, const struct kube_pod *ask)
+{
+    struct kube_pod key;
+
+    memcpy(&key, ask, sizeof(key));
+    key.name = NULL;
+    key.uid = NULL;
+    if (s->no_cache || !s->have_last || memcmp(&key, &s->last, sizeof(key))) {
+        filter_cache_clear(&s->cache);
+        prescore_cache_clear(&s->prescore);
+        s->placer.cache = NULL;
+        s->placer.prescore = NULL;
+    } else {
+        s->placer.cache = &s->cache;
+        s->placer.prescore = &s->prescore;
+    }
+    memcpy(&s->last, &key, sizeof(key));
+    s->have_last = true;
 }
 
 #define MAX_NAMES 64 /* distinct predicates a plan can run */
@@ -81,6 +113,7 @@ int whatif_place(struct whatif_sim *s, const struct kube_pod *pod,
     ask.node_name = "";
     ask.nominated_node_name = NULL;
     arena_init(&scratch, 0);
+    cache_for(s, &ask);
     rc = engine_place(&s->placer, s->plans, &ask, s->c, &scratch, &filtered,
                       &ni, &msg);
     if (rc < 0) {
@@ -107,6 +140,7 @@ int whatif_place(struct whatif_sim *s, const struct kube_pod *pod,
                 pod->name, ni->node->name);
         goto out;
     }
+    filter_cache_forget(&s->cache, ni->index); /* its pods changed */
     out->node = ni->node->name;
     s->n_placed++;
     rc = 0;

@@ -14,6 +14,8 @@
 #include <stdint.h>
 
 #include "engine/engine_place.h"
+#include "engine/filter_cache.h"
+#include "engine/prescore_cache.h"
 #include "engine/evaluate.h"
 #include "kube/base/arena.h"
 #include "kube/base/err.h"
@@ -35,6 +37,13 @@ struct whatif_sim {
     struct engine_placer placer;
     struct arena *a; /* copies of placed pods, messages */
     size_t n_placed;
+    /* Verdicts kept while the pods placed are replicas of one pod (the
+     * same but for name and uid): see whatif_place. */
+    struct filter_cache cache;
+    struct prescore_cache prescore;
+    struct kube_pod last; /* the previous pod asked, name and uid cleared */
+    bool have_last;
+    bool no_cache; /* KPE_WHATIF_NO_CACHE set: the reference path, tests */
 };
 
 /*
@@ -50,6 +59,12 @@ void whatif_sim_free(struct whatif_sim *s);
 /*
  * Decide where pod goes (its spec.nodeName and nominatedNodeName are
  * ignored: it is placed afresh) and, when it fits, assume it there.
+ * While pod is a replica of the previous pod (whatif_replica of the same
+ * one), node-local rejections of unchanged nodes are not re-evaluated
+ * (filter_cache.h) and PreScore states that such a replica cannot change
+ * are reused (prescore_cache.h); the environment variable
+ * KPE_WHATIF_NO_CACHE (any
+ * value) turns that off, for the tests that prove it changes nothing.
  * Returns 0 with out filled (out->node NULL when it fits nowhere), or -1
  * with e set on a plugin's internal error.
  */

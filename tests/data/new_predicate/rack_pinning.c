@@ -82,6 +82,7 @@ static const struct pred_plugin rack_pinning_plugin = {
     NULL,
     rack_pinning_filter,
     (const char *const[]){ RACK_PINNING_REASON, NULL },
+    PRED_STABLE_ALWAYS, /* pod labels against this node's labels only */
 };
 
 const struct pred_def pred_rack_pinning = {

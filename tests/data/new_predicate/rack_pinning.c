@@ -78,10 +78,8 @@ static enum pred_code rack_pinning_filter(const struct pred_cycle *cy,
 }
 
 static const struct pred_plugin rack_pinning_plugin = {
-    { "RackPinning", 0 },
-    NULL,
-    rack_pinning_filter,
-    (const char *const[]){ RACK_PINNING_REASON, NULL },
+    { "RackPinning", 0 }, NULL,
+    rack_pinning_filter,  (const char *const[]){ RACK_PINNING_REASON, NULL },
     PRED_STABLE_ALWAYS, /* pod labels against this node's labels only */
 };
 

@@ -61,7 +61,7 @@ TSAN_NAMES := $(filter test_server_% test_cache test_client test_informer \
                        test_scheduler test_leader,$(TEST_NAMES))
 TSAN_TESTS := $(patsubst %,build/tsan/tests/%,$(TSAN_NAMES))
 
-.PHONY: all deps run test test-opt test-san layers bench e2e e2e-semantics bench-e2e format format-check clean
+.PHONY: all deps man run test test-opt test-san layers bench e2e e2e-semantics bench-e2e format format-check clean
 
 all: $(BIN)
 
@@ -249,9 +249,21 @@ FIX_PATHS = sed -e 's|/usr/local/|$(PREFIX)/|g' \
 # (cc -shared -fPIC -I$(PREFIX)/include ...).
 PLUGIN_H := include/kube-policy-extender/plugin.h
 
-install: $(BIN)
+# kube-policy-extender(1), rendered from the option tables.
+MAN := build/kube-policy-extender.1
+
+$(MAN): $(BIN)
+	@mkdir -p $(dir $@)
+	$(Q)$(BIN) --help-man >$@.tmp && mv $@.tmp $@
+
+man: $(MAN)
+
+install: $(BIN) $(MAN)
 	$(INSTALL) -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SHAREDIR) \
-	    $(DESTDIR)$(PREFIX)/include/kube-policy-extender
+	    $(DESTDIR)$(PREFIX)/include/kube-policy-extender \
+	    $(DESTDIR)$(PREFIX)/share/man/man1
+	$(INSTALL) -m 0644 $(MAN) \
+	    $(DESTDIR)$(PREFIX)/share/man/man1/kube-policy-extender.1
 	$(INSTALL) -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/kube-policy-extender
 	ln -sf kube-policy-extender $(DESTDIR)$(PREFIX)/bin/kubectl-policy
 	$(INSTALL) -m 0644 $(PLUGIN_H) $(DESTDIR)$(PREFIX)/$(PLUGIN_H)
@@ -278,6 +290,7 @@ install-systemd: install
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/kube-policy-extender \
 	    $(DESTDIR)$(PREFIX)/bin/kubectl-policy \
+	    $(DESTDIR)$(PREFIX)/share/man/man1/kube-policy-extender.1 \
 	    $(DESTDIR)$(SYSTEMDDIR)/kube-policy-extender.service
 	rm -rf $(DESTDIR)$(SHAREDIR)
 	rm -f $(DESTDIR)$(PREFIX)/$(PLUGIN_H)

@@ -41,7 +41,7 @@ if [ ! -f "$d/cluster.json" ]; then
         --seed 1 --pod-profile high-comm --out "$d" >/dev/null
 fi
 
-# The plugin, built as the README says (its folder must not be writable
+# The plugin, built as docs/extending.md says (its folder must not be writable
 # by others: the server refuses it otherwise).
 pl=$out/plugins
 mkdir -p "$pl" && chmod 0755 "$out" "$pl"

@@ -303,6 +303,7 @@ static int parse_tree(struct arena *a, const char *buf, size_t len,
 {
     switch (doc_format_sniff(buf, len, e)) {
     case DOC_FORMAT_JSON:
+        doc_skip_bom(&buf, &len);
         return json_arena_parse(a, buf, len, 0, root, e);
     case DOC_FORMAT_YAML:
         return yaml_parse_one(a, buf, len, root, NULL, e);

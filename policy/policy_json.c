@@ -20,6 +20,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "kube/base/doc_format.h"
 #include "kube/base/json_parse.h"
 #include "policy/policy_buf.h"
 #include "policy/policy_internal.h"
@@ -772,6 +773,7 @@ int policy_parse_json(struct policy *p, const char *buf, size_t len,
     int rc;
 
     /* The request parser's JSON reader: its errors name the cause. */
+    doc_skip_bom(&buf, &len);
     arena_init(&tree, 0);
     rc = json_arena_parse(&tree, buf, len, 0, &root, e);
     if (rc == 0) {

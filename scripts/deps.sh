@@ -11,7 +11,8 @@ libcurl:libcurl4-openssl-dev yaml-0.1:libyaml-dev cmocka:libcmocka-dev
 openssl:libssl-dev"
 TOOLS="pkg-config:pkg-config cc:gcc make:make curl:curl python3:python3
 kubectl:kubectl openssl:openssl clang-format:clang-format clang:clang
-valgrind:valgrind chromium:chromium"
+valgrind:valgrind chromium:chromium groff:groff-base man:man-db
+col:bsdextrautils"
 # python3 module -> Debian package (tests/deploy reads YAML)
 PYMODULES="yaml:python3-yaml"
 # libFuzzer runtime (make fuzz, and the fuzz smoke run by make test)

@@ -1,6 +1,6 @@
 /*
  * test_extender_scores.c: what /prioritize answers in each deployment shape
- * (README, "Scores"), the decision a verb hands to the holds, and the
+ * (docs/protocol.md, "Scores"), the decision a verb hands to the holds, and the
  * split of one Policy into kube-scheduler's and the extender's halves.
  *
  * Expectations are derived from the raw v1.22 totals of the same request

@@ -228,13 +228,11 @@ static void flags_should_parse_into_options(void **state)
 static void bad_flags_should_name_the_flag_and_value(void **state)
 {
     static const struct opt_case cases[] = {
-        { "unknown flag",
-          { "--bogus", NULL },
-          "unknown flag \"--bogus\" (see --help)" },
+        { "unknown flag", { "--bogus", NULL }, "unknown option '--bogus'" },
         { "positional", { "extra", NULL }, "unexpected argument \"extra\"" },
         { "missing value",
           { "--policy", NULL },
-          "--policy: missing value (FILE)" },
+          "option '--policy' needs a value (FILE)" },
         { "workers not a number",
           { "--workers", "abc", NULL },
           "--workers: invalid value \"abc\": want an integer from 1 to "

@@ -14,19 +14,6 @@
 
 #define DEFAULT_TIMEOUT_S 60.0
 
-const char whatif_inputs_help[] =
-    "Cluster (one of):\n"
-    "  --cluster FILE      objects (`kubectl get nodes,pods,... -o json`), "
-    "JSON or\n"
-    "                      YAML; repeat for more files\n"
-    "  --kubeconfig FILE   list the live cluster once (no watch); also "
-    "--context NAME,\n"
-    "                      --master URL; default $KUBECONFIG, "
-    "~/.kube/config, then\n"
-    "                      the in-cluster service account\n"
-    "  --request-timeout S give up listing after S seconds (default 60)\n"
-    "  -n, --namespace NS  the namespace of pods named without one\n";
-
 int whatif_inputs_option(struct whatif_inputs *in, const char *opt,
                          const char *val, struct err *e)
 {

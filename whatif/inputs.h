@@ -32,9 +32,6 @@ struct whatif_inputs {
     const char *source; /* "cluster.json" or the API server's URL */
 };
 
-/* The options text for a command's --help. */
-extern const char whatif_inputs_help[];
-
 /*
  * Take option opt (with its value val) when it is one of ours. Returns 1
  * when taken, 0 when not ours, -1 with e set on a bad value.

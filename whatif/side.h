@@ -4,7 +4,7 @@
  * possibly calling an extender (the split shape), whose Policy is then
  * given and run in-process beside the side's own predicates and
  * priorities, each with its own weight. (kube-scheduler rounds an
- * extender's weighted answer to tens: README, "Scores"; ties that
+ * extender's weighted answer to tens: docs/protocol.md, "Scores"; ties that
  * rounding would make are not modelled.)
  */
 #ifndef WHATIF_SIDE_H

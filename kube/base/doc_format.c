@@ -104,13 +104,21 @@ static enum doc_format unknown(struct err *e, size_t line, const char *p,
     return DOC_FORMAT_UNKNOWN;
 }
 
+void doc_skip_bom(const char **buf, size_t *len)
+{
+    if (*buf && *len >= 3 && !memcmp(*buf, "\xEF\xBB\xBF", 3)) {
+        *buf += 3;
+        *len -= 3;
+    }
+}
+
 enum doc_format doc_format_sniff(const char *buf, size_t len, struct err *e)
 {
-    const char *p = buf, *end = buf + len, *eol;
+    const char *p, *end = buf + len, *eol;
     size_t line = 0;
 
-    if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
-        p += 3;
+    doc_skip_bom(&buf, &len);
+    p = buf;
     for (; p < end; p = eol + 1) {
         line++;
         eol = memchr(p, '\n', (size_t)(end - p));

@@ -26,6 +26,16 @@ enum doc_format {
  */
 enum doc_format doc_format_sniff(const char *buf, size_t len, struct err *e);
 
+/*
+ * Step *buf and *len past a UTF-8 byte order mark (EF BB BF) at the start.
+ * kube-scheduler v1.22 reads a file that starts with one: its universal
+ * decoder does not recognise such text as JSON (apimachinery's
+ * IsJSONBuffer looks for '{' after white space) and hands it to the YAML
+ * path, whose reader drops the mark; so JSON with a mark is read as the
+ * same JSON without it.
+ */
+void doc_skip_bom(const char **buf, size_t *len);
+
 /* "JSON", "YAML", "INI" or "unknown". */
 const char *doc_format_name(enum doc_format f);
 

@@ -7,6 +7,7 @@
  * parse_stream.c reads big documents one item at a time with the same
  * results.
  */
+#include "kube/base/doc_format.h"
 #include "kube/parse/parse.h"
 
 #include "kube/base/json_parse.h"
@@ -177,6 +178,7 @@ static cJSON *parse_text(struct arena *tree, const char *json, size_t len,
 {
     cJSON *root = NULL;
 
+    doc_skip_bom(&json, &len);
     if (parse_precheck(json, len, e) < 0)
         return NULL;
     if (json_arena_parse(tree, json, len, 0, &root, e) < 0)

@@ -12,10 +12,14 @@
 
 typedef int cli_fn(int argc, char **argv);
 
+struct cli_spec;
 struct cli_command {
     const char *name;
     cli_fn *fn;
     const char *summary;
+    /* its options (cli_opts.h); NULL for serve and schedule, whose
+     * tables are their own (options.c, cmd_schedule.c) */
+    const struct cli_spec *spec;
 };
 
 cli_fn cli_serve;
@@ -39,15 +43,23 @@ cli_fn cli_list;
 /* `schedule --scheduler-name N --policy P`: a standalone scheduler. */
 cli_fn cli_schedule;
 
-/*
- * The options of every command that reads a Policy (check, convert,
- * explain): --compat, --format, --semantics. 0 ok, 1 not one of them, -1
- * bad value with e naming the option, the value and what is accepted.
- */
+/* Row i of schedule's own option table (its other options are serve's):
+ * 0, or -1 past the last. */
+struct opts_doc;
+int cli_schedule_doc_row(size_t i, struct opts_doc *d);
+
 struct policy_load_opts;
-struct err;
-int cli_policy_option(const char *opt, const char *val,
-                      struct policy_load_opts *o, struct err *e);
+
+/*
+ * A Policy load option (a row of cli_policy_opts: --compat, --format,
+ * --semantics, --feature-gates) of command cmd: 1 taken, 0 not one of them, -1
+ * a bad value (printed as "CMD: ...").
+ */
+int cli_policy_take(const char *cmd, struct policy_load_opts *o,
+                    const char *opt, const char *val);
+
+/* --output's value v: text or json into *json; -1 (printed) otherwise. */
+int cli_output_value(const char *cmd, const char *v, bool *json);
 
 /*
  * Load the plugins a config file names (`plugin = FILE.so`, after the

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/feature_gates.h"
 #include "server/cli/cli.h"
 
 void cli_whatif_defaults(struct cli_whatif_opts *o)
@@ -16,32 +15,15 @@ void cli_whatif_defaults(struct cli_whatif_opts *o)
     o->load.warnings = stderr;
 }
 
-int cli_parse_options(const char *cmd, int argc, char **argv,
-                      void (*usage)(FILE *f), const char *flag, bool *flag_set,
-                      cli_take_fn *take, void *ctx)
-{
-    int i;
-
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 1;
-        }
-        if (flag && !strcmp(a, flag)) {
-            *flag_set = true;
-            continue;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "%s: %s: needs a value (see --help)\n", cmd, a);
-            return 2;
-        }
-        if (take(ctx, a, argv[++i]) < 0)
-            return 2;
-    }
-    return 0;
-}
+const struct cli_opt cli_whatif_run_opts[] = {
+    { "seed", 0, "N", false,
+      "seed of the choice among equally good nodes (default: 1)" },
+    { "percentage-of-nodes-to-score", 0, "P", false,
+      "as kube-scheduler's (default: 0, adaptive; 100: every node)" },
+    { "report", 0, "FILE.html", false,
+      "also write a self-contained HTML report" },
+    { NULL, 0, NULL, false, NULL },
+};
 
 int cli_num_option(const char *cmd, const char *opt, const char *v, long lo,
                    long hi, long *out)
@@ -63,7 +45,6 @@ int cli_num_option(const char *cmd, const char *opt, const char *v, long lo,
 static int run_option(const char *cmd, struct cli_whatif_opts *o, const char *a,
                       const char *v)
 {
-    struct err e;
     long n;
 
     if (!strcmp(a, "--seed")) {
@@ -75,19 +56,10 @@ static int run_option(const char *cmd, struct cli_whatif_opts *o, const char *a,
             return -1;
         o->percentage = (int)n;
     } else if (!strcmp(a, "--output")) {
-        if (strcmp(v, "json") && strcmp(v, "text")) {
-            fprintf(stderr, "%s: --output: expected text or json, got \"%s\"\n",
-                    cmd, v);
+        if (cli_output_value(cmd, v, &o->json) < 0)
             return -1;
-        }
-        o->json = !strcmp(v, "json");
     } else if (!strcmp(a, "--report")) {
         o->report = v;
-    } else if (!strcmp(a, "--feature-gates")) {
-        if (feature_gates_apply(v, &o->load.gates, &e) < 0) {
-            fprintf(stderr, "%s: %s\n", cmd, e.msg);
-            return -1;
-        }
     } else {
         return 0;
     }
@@ -107,15 +79,7 @@ int cli_whatif_option(const char *cmd, struct cli_whatif_opts *o, const char *a,
         fprintf(stderr, "%s: %s\n", cmd, e.msg);
     if (rc)
         return rc;
-    switch (cli_policy_option(a, v, &o->load, &e)) {
-    case 0:
-        return 1;
-    case -1:
-        fprintf(stderr, "%s: %s\n", cmd, e.msg);
-        return -1;
-    default:
-        return 0;
-    }
+    return cli_policy_take(cmd, &o->load, a, v);
 }
 
 const char *cli_pod_ref(struct arena *a, const struct kube_pod *p)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "kube/base/json_writer.h"
+#include "server/cli/cli_opts.h"
 #include "kube/cluster/cluster.h"
 #include "policy/policy.h"
 #include "whatif/inputs.h"
@@ -35,18 +36,9 @@ void cli_whatif_defaults(struct cli_whatif_opts *o);
 int cli_whatif_option(const char *cmd, struct cli_whatif_opts *o, const char *a,
                       const char *v);
 
-/* A command's own option a with value v: 0, or -1 (printed). */
-typedef int cli_take_fn(void *ctx, const char *a, const char *v);
-
-/*
- * Walk argv[1..argc) of command cmd: -h/--help prints usage and returns
- * 1; the valueless option `flag` (may be NULL) sets *flag_set; every
- * other option takes the next word as its value, given to take. Returns
- * 0, 1 (help) or 2 (a usage error, printed).
- */
-int cli_parse_options(const char *cmd, int argc, char **argv,
-                      void (*usage)(FILE *f), const char *flag, bool *flag_set,
-                      cli_take_fn *take, void *ctx);
+/* The shared options that are not the cluster inputs nor the Policy
+ * load options: --seed, --percentage-of-nodes-to-score, --report. */
+extern const struct cli_opt cli_whatif_run_opts[];
 
 /* A whole number from lo to hi into *out; -1 (printed) otherwise. */
 int cli_num_option(const char *cmd, const char *opt, const char *v, long lo,

@@ -12,32 +12,7 @@
 
 #include "policy/policy.h"
 #include "server/cli/cli.h"
-
-static void convert_usage(FILE *f)
-{
-    fprintf(f,
-            "Usage: kube-policy-extender convert POLICY --to "
-            "json|ini|kubeschedulerconfiguration|scheduler-policy|"
-            "extender-policy\n"
-            "         [--api-version kubescheduler.config.k8s.io/v1beta2|"
-            "kubescheduler.config.k8s.io/v1]\n"
-            "         [--extender-url URL] [--compat legacy] "
-            "[--format json|yaml|ini]\n"
-            "         [--semantics 1.20|1.21|1.22]\n\n"
-            "Print the Policy as canonical JSON, as INI, or as the "
-            "KubeSchedulerConfiguration\nprofile kube-scheduler v1.22 builds "
-            "from it (default API version v1beta2;\nthe extender URL "
-            "defaults to http://127.0.0.1:8888).\n\n"
-            "The split deployment for kube-scheduler v1.13-v1.22 "
-            "(--policy-config-file):\n"
-            "  scheduler-policy  kube-scheduler's Policy: every predicate "
-            "and priority it has\n"
-            "                    in-tree, and an extenders entry calling "
-            "this server for the rest\n"
-            "                    (weight = the sum of their weights)\n"
-            "  extender-policy   this server's Policy: only what "
-            "kube-scheduler lacks\n");
-}
+#include "server/cli/cli_opts.h"
 
 enum target {
     TO_NONE,
@@ -67,90 +42,117 @@ static int write_split(struct policy *p, bool sched, const char *url,
     return text && fputs(text, stdout) >= 0 ? 0 : -1;
 }
 
+static const struct cli_opt convert_opts[] = {
+    { "to", 0, "FORMAT", true,
+      "json or ini: the Policy itself; kubeschedulerconfiguration: the "
+      "profile kube-scheduler v1.22 builds from it; scheduler-policy: "
+      "kube-scheduler's half of the split deployment (v1.13-v1.22, "
+      "--policy-config-file), every predicate and priority it has in-tree "
+      "and an extenders entry calling this server for the rest (weight = "
+      "the sum of their weights); extender-policy: this server's half, only "
+      "what kube-scheduler lacks" },
+    { "api-version", 0, "VERSION", false,
+      "of --to kubeschedulerconfiguration: kubescheduler.config.k8s.io/"
+      "v1beta2 (default) or kubescheduler.config.k8s.io/v1" },
+    { "extender-url", 0, "URL", false,
+      "this server's URL in what is written (default: "
+      "http://127.0.0.1:8888)" },
+    { NULL, 0, NULL, false, NULL },
+};
+
+static const struct cli_opt *const convert_tables[] = { convert_opts,
+                                                        cli_policy_opts, NULL };
+
+const struct cli_spec cli_convert_spec = {
+    "convert",
+    "POLICY --to FORMAT [OPTIONS]",
+    "Print the Policy (validated first; JSON, YAML or INI) as canonical "
+    "JSON, as INI, as the KubeSchedulerConfiguration profile kube-scheduler "
+    "v1.22 builds from it, or as one half of the split deployment.",
+    "POLICY",
+    true,
+    convert_tables,
+    "Exit status: 0 converted, 1 invalid, 2 usage error.\n",
+};
+
+struct convert_args {
+    const char *path, *url;
+    enum target to;
+    enum policy_ksc_version ver;
+    struct policy_load_opts load;
+};
+
+static int convert_take(void *ctx, const char *a, const char *v)
+{
+    struct convert_args *c = ctx;
+
+    if (!a) {
+        c->path = v;
+    } else if (!strcmp(a, "--to")) {
+        if (!strcmp(v, "json"))
+            c->to = TO_JSON;
+        else if (!strcmp(v, "ini"))
+            c->to = TO_INI;
+        else if (!strcasecmp(v, "kubeschedulerconfiguration"))
+            c->to = TO_KSC;
+        else if (!strcmp(v, "scheduler-policy"))
+            c->to = TO_SCHED_POLICY;
+        else if (!strcmp(v, "extender-policy"))
+            c->to = TO_EXT_POLICY;
+        else {
+            fprintf(stderr,
+                    "convert: --to: expected json, ini, "
+                    "kubeschedulerconfiguration, scheduler-policy or "
+                    "extender-policy, got \"%s\"\n",
+                    v);
+            return -1;
+        }
+    } else if (!strcmp(a, "--api-version")) {
+        if (!strcmp(v, "kubescheduler.config.k8s.io/v1beta2"))
+            c->ver = POLICY_KSC_V1BETA2;
+        else if (!strcmp(v, "kubescheduler.config.k8s.io/v1"))
+            c->ver = POLICY_KSC_V1;
+        else {
+            fprintf(stderr,
+                    "convert: --api-version: expected "
+                    "kubescheduler.config.k8s.io/v1beta2 or "
+                    "kubescheduler.config.k8s.io/v1, got \"%s\"\n",
+                    v);
+            return -1;
+        }
+    } else if (!strcmp(a, "--extender-url")) {
+        c->url = v;
+    } else if (cli_policy_take("convert", &c->load, a, v) < 0) {
+        return -1;
+    }
+    return 0;
+}
+
 int cli_convert(int argc, char **argv)
 {
-    struct policy_load_opts o = { .format = POLICY_FORMAT_AUTO,
-                                  .warnings = stderr };
-    enum policy_ksc_version ver = POLICY_KSC_V1BETA2;
-    enum target to = TO_NONE;
-    const char *path = NULL, *url = NULL;
+    struct convert_args c = { NULL,
+                              NULL,
+                              TO_NONE,
+                              POLICY_KSC_V1BETA2,
+                              { .format = POLICY_FORMAT_AUTO,
+                                .warnings = stderr } };
+    enum policy_ksc_version ver;
+    enum target to;
+    const char *path, *url;
     struct policy *p = NULL;
     struct err e;
-    int i, rc = 0;
+    int rc;
     char *text;
 
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            convert_usage(stdout);
-            return 0;
-        }
-        if (a[0] != '-' || !a[1]) {
-            if (path) {
-                fprintf(stderr, "convert: one POLICY file, got \"%s\" too\n",
-                        a);
-                return 2;
-            }
-            path = a;
-            continue;
-        }
-        v = i + 1 < argc ? argv[++i] : NULL;
-        if (!v) {
-            fprintf(stderr, "convert: %s needs a value\n", a);
-            return 2;
-        }
-        if (!strcmp(a, "--to")) {
-            if (!strcmp(v, "json"))
-                to = TO_JSON;
-            else if (!strcmp(v, "ini"))
-                to = TO_INI;
-            else if (!strcasecmp(v, "kubeschedulerconfiguration"))
-                to = TO_KSC;
-            else if (!strcmp(v, "scheduler-policy"))
-                to = TO_SCHED_POLICY;
-            else if (!strcmp(v, "extender-policy"))
-                to = TO_EXT_POLICY;
-            else {
-                fprintf(stderr,
-                        "convert: --to: expected json, ini, "
-                        "kubeschedulerconfiguration, scheduler-policy or "
-                        "extender-policy, got \"%s\"\n",
-                        v);
-                return 2;
-            }
-        } else if (!strcmp(a, "--api-version")) {
-            if (!strcmp(v, "kubescheduler.config.k8s.io/v1beta2"))
-                ver = POLICY_KSC_V1BETA2;
-            else if (!strcmp(v, "kubescheduler.config.k8s.io/v1"))
-                ver = POLICY_KSC_V1;
-            else {
-                fprintf(stderr,
-                        "convert: --api-version: expected "
-                        "kubescheduler.config.k8s.io/v1beta2 or "
-                        "kubescheduler.config.k8s.io/v1, got \"%s\"\n",
-                        v);
-                return 2;
-            }
-        } else if (!strcmp(a, "--extender-url")) {
-            url = v;
-        } else if ((rc = cli_policy_option(a, v, &o, &e)) != 0) {
-            if (rc > 0)
-                fprintf(stderr, "convert: unknown option %s\n", a);
-            else
-                fprintf(stderr, "convert: %s\n", e.msg);
-            convert_usage(stderr);
-            return 2;
-        }
-    }
-    if (!path || to == TO_NONE) {
-        fprintf(stderr, "convert: %s\n",
-                path ? "--to is required" : "a POLICY file is required");
-        convert_usage(stderr);
-        return 2;
-    }
+    rc = cli_opts_parse(&cli_convert_spec, argc, argv, convert_take, &c);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    path = c.path;
+    url = c.url;
+    to = c.to;
+    ver = c.ver;
     err_clear(&e);
-    if (policy_load_file(path, &o, &p, &e)) {
+    if (policy_load_file(path, &c.load, &p, &e)) {
         fprintf(stderr, "error: %s\n", e.msg);
         return 1;
     }

@@ -31,56 +31,53 @@ struct diff_opts {
     struct cli_whatif_opts c; /* the shared options */
 };
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "Usage: kube-policy-extender diff --policy A (--policy B | "
-            "--config KSC.yaml\n"
-            "           [--profile NAME]) [--replay] [--cluster FILE... | "
-            "--kubeconfig FILE]\n"
-            "           [--seed N] [--output text|json] [--report "
-            "FILE.html]\n\n"
-            "Place the same pods under two policies and report the pods "
-            "that land\ndifferently and each node's requests under A and B. "
-            "Exit status 1 when any\nplacement differs (gate a Policy change "
-            "in CI), 0 when none does.\n\n"
-            "  --policy FILE          a Policy (JSON, YAML or INI); give two, "
-            "or one and --config\n"
-            "  --config FILE          B is a KubeSchedulerConfiguration "
-            "profile (v1beta1 or\n"
-            "                         v1beta2, YAML or JSON)\n"
-            "  --profile NAME         its profile of this schedulerName "
-            "(default: the first)\n"
-            "  --extender-policy FILE B calls an extender (the split shape): "
-            "the Policy it\n"
-            "                         serves, run in-process beside B's own "
-            "plugins\n"
-            "  --replay               place every pod of the snapshot from "
-            "empty nodes, in\n"
-            "                         creation order (default: re-place the "
-            "pending pods,\n"
-            "                         in queue order)\n"
-            "  --scheduler-name NAME  only the pending pods of this "
-            "scheduler (default: all)\n"
-            "  --seed N               seed of the choice among equally good "
-            "nodes (default 1)\n"
-            "  --percentage-of-nodes-to-score P  as kube-scheduler's "
-            "(default 0: adaptive)\n"
-            "  --output FORMAT        text (default) or json\n"
-            "  --report FILE.html     also write a self-contained HTML "
-            "report\n"
-            "  --compat legacy, --feature-gates LIST  as for explain\n"
-            "Exit status: 0 no difference, 1 a difference or an error, 2 "
-            "usage error.\n\n%s",
-            whatif_inputs_help);
-}
+static const struct cli_opt diff_opts_table[] = {
+    { "policy", 0, "FILE", true,
+      "a Policy (JSON, YAML or INI); give two (A and B), or one and "
+      "--config" },
+    { "config", 0, "FILE", false,
+      "B is a KubeSchedulerConfiguration profile (v1beta1 or v1beta2, YAML "
+      "or JSON)" },
+    { "profile", 0, "NAME", false,
+      "its profile of this schedulerName (default: the first)" },
+    { "extender-policy", 0, "FILE", false,
+      "B calls an extender (the split shape): the Policy it serves, run "
+      "in-process beside B's own plugins" },
+    { "replay", 0, NULL, false,
+      "place every pod of the snapshot from empty nodes, in creation order "
+      "(default: re-place the pending pods, in queue order)" },
+    { "scheduler-name", 0, "NAME", false,
+      "only the pending pods of this scheduler (default: all)" },
+    { NULL, 0, NULL, false, NULL },
+};
+
+static const struct cli_opt *const diff_tables[] = {
+    diff_opts_table, cli_whatif_run_opts, cli_output_opts,
+    cli_policy_opts, cli_inputs_opts,     NULL
+};
+
+const struct cli_spec cli_diff_spec = {
+    "diff",
+    "--policy A (--policy B | --config KSC.yaml [--profile NAME]) "
+    "[OPTIONS]",
+    "Place the same pods under two policies and report the pods that land "
+    "differently and each node's requests under A and B. Exit status 1 "
+    "when any placement differs (gate a Policy change in CI), 0 when none "
+    "does.",
+    NULL,
+    false,
+    diff_tables,
+    "Exit status: 0 no difference, 1 a difference or an error, 2 usage "
+    "error.\n",
+};
 
 static int take(void *ctx, const char *a, const char *v)
 {
     struct diff_opts *o = ctx;
-    int rc;
 
-    if (!strcmp(a, "--policy")) {
+    if (!strcmp(a, "--replay")) {
+        o->replay = true;
+    } else if (!strcmp(a, "--policy")) {
         if (o->n_policies == 2) {
             fprintf(stderr, "diff: at most two --policy\n");
             return -1;
@@ -94,10 +91,7 @@ static int take(void *ctx, const char *a, const char *v)
         o->extender_policy = v;
     } else if (!strcmp(a, "--scheduler-name")) {
         o->sched = v;
-    } else if ((rc = cli_whatif_option("diff", &o->c, a, v)) <= 0) {
-        if (rc < 0)
-            return -1;
-        fprintf(stderr, "diff: unknown option %s (see --help)\n", a);
+    } else if (cli_whatif_option("diff", &o->c, a, v) < 0) {
         return -1;
     }
     return 0;
@@ -110,19 +104,15 @@ static int parse_args(int argc, char **argv, struct diff_opts *o)
 
     memset(o, 0, sizeof(*o));
     cli_whatif_defaults(&o->c);
-    rc = cli_parse_options("diff", argc, argv, usage, "--replay", &o->replay,
-                           take, o);
+    rc = cli_opts_parse(&cli_diff_spec, argc, argv, take, o);
     if (rc)
         return rc;
-    if (o->n_policies + (o->config != NULL) != 2 || !o->n_policies) {
-        fprintf(stderr, "diff: give two --policy, or one --policy and "
-                        "--config (see --help)\n");
-        return 2;
-    }
-    if (o->profile && !o->config) {
-        fprintf(stderr, "diff: --profile names a profile of --config\n");
-        return 2;
-    }
+    if (o->n_policies + (o->config != NULL) != 2 || !o->n_policies)
+        return cli_usage_error("diff", "give two --policy, or one --policy "
+                                       "and --config");
+    if (o->profile && !o->config)
+        return cli_usage_error("diff", "--profile names a profile of "
+                                       "--config");
     return 0;
 }
 

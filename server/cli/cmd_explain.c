@@ -17,7 +17,6 @@
 #include "policy/policy.h"
 #include "server/cli/cli.h"
 #include "engine/evaluate.h"
-#include "engine/feature_gates.h"
 #include "engine/engine_fit_error.h"
 #include "server/cli/cli_whatif.h"
 #include "whatif/inputs.h"
@@ -33,112 +32,84 @@ struct explain_opts {
     struct policy_load_opts load;
 };
 
-static void explain_usage(FILE *f)
+static const struct cli_opt explain_opts_table[] = {
+    { "policy", 0, "FILE", true, "the Policy (JSON, YAML or INI)" },
+    { "pod", 0, "POD", false,
+      "the pod to place (this or --all-pending): a file (a Pod, or a "
+      "Deployment, ReplicaSet, StatefulSet, Job or DaemonSet whose pod "
+      "template is used), or a pod of the cluster: NS/NAME, pod/NAME, NAME" },
+    { "all-pending", 0, NULL, false,
+      "instead of --pod: one line per pending pod (its summary, the "
+      "predicate that rejected most nodes, kube-scheduler's event)" },
+    { "scheduler-name", 0, "NAME", false,
+      "the pods of --all-pending (default: default-scheduler)" },
+    { NULL, 0, NULL, false, NULL },
+};
+
+static const struct cli_opt *const explain_tables[] = {
+    explain_opts_table, cli_output_opts, cli_policy_opts, cli_inputs_opts, NULL
+};
+
+const struct cli_spec cli_explain_spec = {
+    "explain",
+    "--policy POLICY (--pod POD | --all-pending) [OPTIONS]",
+    "Evaluate one pod against every node of a cluster (a snapshot, or the "
+    "live cluster listed once) under a Policy, as kube-scheduler v1.22 "
+    "would: which predicates fail on each node and why, each priority's "
+    "score (0..100, unweighted), the weighted total, and the node that "
+    "would be selected.",
+    NULL,
+    false,
+    explain_tables,
+    "Exit status: 0 evaluated, 1 error, 2 usage error.\n",
+};
+
+static int explain_take(void *ctx, const char *a, const char *v)
 {
-    fprintf(f,
-            "Usage: kube-policy-extender explain --policy POLICY "
-            "--pod POD\n"
-            "           [--cluster CLUSTER.json ... | --kubeconfig FILE] "
-            "[--output text|json]\n"
-            "           [--compat legacy] [--feature-gates LIST] "
-            "[--semantics 1.20|1.21|1.22]\n\n"
-            "Evaluate one pod against every node of a cluster (a "
-            "snapshot, or the live\ncluster listed once) under a Policy, "
-            "as kube-scheduler v1.22 would:\nwhich predicates fail on each "
-            "node and why, each priority's score (0..100,\nunweighted), the "
-            "weighted total, and the node that would be selected.\n\n"
-            "  --policy FILE    the Policy (JSON, YAML or INI)\n"
-            "  --pod POD        the pod to place: a file (a Pod, or a "
-            "Deployment,\n"
-            "                   ReplicaSet, StatefulSet, Job or DaemonSet "
-            "whose pod template\n"
-            "                   is used), or a pod of the cluster: NS/NAME, "
-            "pod/NAME, NAME\n"
-            "  --all-pending    instead of --pod: one line per pending pod "
-            "(its summary, the\n"
-            "                   predicate that rejected most nodes, "
-            "kube-scheduler's event)\n"
-            "  --scheduler-name NAME  the pods of --all-pending (default "
-            "default-scheduler)\n"
-            "  --output FORMAT  text (default) or json\n"
-            "  --compat legacy  accept predicates v1.22 dropped\n"
-            "  --feature-gates LIST  v1.22 gates, e.g. "
-            "DefaultPodTopologySpread=false\n"
-            "  --semantics VERSION  answer as kube-scheduler 1.20 (v1.20.2), "
-            "1.21 or 1.22\n"
-            "                   (default; docs/VERSION-SEMANTICS.md lists what "
-            "differs)\n"
-            "Exit status: 0 evaluated, 1 error, 2 usage error.\n\n%s",
-            whatif_inputs_help);
+    struct explain_opts *o = ctx;
+    struct err e;
+    int rc;
+
+    if (!strcmp(a, "--all-pending")) {
+        o->all_pending = true;
+    } else if (!strcmp(a, "--policy")) {
+        o->policy = v;
+    } else if (!strcmp(a, "--pod")) {
+        o->pod = v;
+    } else if (!strcmp(a, "--scheduler-name")) {
+        o->sched = v;
+    } else if (!strcmp(a, "--output")) {
+        bool json;
+
+        if (cli_output_value("explain", v, &json) < 0)
+            return -1;
+        o->json = json;
+    } else if ((rc = whatif_inputs_option(&o->in, a, v, &e)) != 0) {
+        if (rc < 0) {
+            fprintf(stderr, "explain: %s\n", e.msg);
+            return -1;
+        }
+    } else if (cli_policy_take("explain", &o->load, a, v) < 0) {
+        return -1;
+    }
+    return 0;
 }
 
 /* Returns 0, 1 for --help, or 2 for a usage error (printed). */
 static int parse_args(int argc, char **argv, struct explain_opts *o)
 {
-    struct err e;
-    int i, rc;
+    int rc;
 
     memset(o, 0, sizeof(*o));
     o->load.warnings = stderr;
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            explain_usage(stdout);
-            return 1;
-        }
-        if (!strcmp(a, "--all-pending")) {
-            o->all_pending = true;
-            continue;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "explain: %s: needs a value (see --help)\n", a);
-            return 2;
-        }
-        v = argv[++i];
-        if (!strcmp(a, "--policy")) {
-            o->policy = v;
-        } else if (!strcmp(a, "--pod")) {
-            o->pod = v;
-        } else if (!strcmp(a, "--scheduler-name")) {
-            o->sched = v;
-        } else if ((rc = whatif_inputs_option(&o->in, a, v, &e)) != 0) {
-            if (rc < 0) {
-                fprintf(stderr, "explain: %s\n", e.msg);
-                return 2;
-            }
-        } else if (!strcmp(a, "--output")) {
-            if (strcmp(v, "json") && strcmp(v, "text")) {
-                fprintf(stderr,
-                        "explain: --output: expected text or json, got "
-                        "\"%s\"\n",
-                        v);
-                return 2;
-            }
-            o->json = !strcmp(v, "json");
-        } else if (!strcmp(a, "--feature-gates")) {
-            if (feature_gates_apply(v, &o->load.gates, &e) < 0) {
-                fprintf(stderr, "explain: %s\n", e.msg);
-                return 2;
-            }
-        } else if ((rc = cli_policy_option(a, v, &o->load, &e)) != 0) {
-            if (rc > 0)
-                fprintf(stderr, "explain: unknown option %s\n", a);
-            else
-                fprintf(stderr, "explain: %s\n", e.msg);
-            return 2;
-        }
-    }
-    if (!o->policy || !o->pod == !o->all_pending) {
-        fprintf(stderr, "explain: --policy and --pod (or --all-pending) are "
-                        "required (see --help)\n");
-        return 2;
-    }
-    if (o->sched && !o->all_pending) {
-        fprintf(stderr, "explain: --scheduler-name chooses the pods of "
-                        "--all-pending\n");
-        return 2;
-    }
+    rc = cli_opts_parse(&cli_explain_spec, argc, argv, explain_take, o);
+    if (rc)
+        return rc;
+    if (!o->pod == !o->all_pending)
+        return cli_usage_error("explain", "give --pod POD or --all-pending");
+    if (o->sched && !o->all_pending)
+        return cli_usage_error("explain", "--scheduler-name chooses the pods "
+                                          "of --all-pending");
     return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "predicates/predicates.h"
 #include "priorities/priorities.h"
 #include "server/cli/cli.h"
+#include "server/cli/cli_opts.h"
 
 /*
  * The argument rows of list: every schema a descriptor names (its argument
@@ -452,49 +453,32 @@ static int json_out(FILE *f)
     return 0;
 }
 
-static void list_usage(FILE *f)
+static const struct cli_opt *const list_tables[] = { cli_output_opts, NULL };
+
+const struct cli_spec cli_list_spec = {
+    "list",
+    "[OPTIONS]",
+    "Print every predicate and priority a Policy may name: flags, default "
+    "weights, arguments, the v1.22 plugins they map to, and the aliases.",
+    NULL,
+    false,
+    list_tables,
+    NULL,
+};
+
+static int list_take(void *ctx, const char *a, const char *v)
 {
-    fprintf(f, "Usage: kube-policy-extender list [--output text|json]\n\n"
-               "Print every predicate and priority a Policy may name: flags, "
-               "default weights,\narguments, the v1.22 plugins they map to, "
-               "and the aliases.\n");
+    (void)a; /* --output is list's only option */
+    return cli_output_value("list", v, ctx);
 }
 
 int cli_list(int argc, char **argv)
 {
-    int json = 0, i;
+    bool json = false;
+    int rc = cli_opts_parse(&cli_list_spec, argc, argv, list_take, &json);
 
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            list_usage(stdout);
-            return 0;
-        }
-        if (!strcmp(a, "--output")) {
-            const char *v = i + 1 < argc ? argv[++i] : NULL;
-
-            if (!v) {
-                fprintf(stderr, "list: --output needs a value\n");
-                return 2;
-            }
-
-            if (!strcmp(v, "json")) {
-                json = 1;
-                continue;
-            }
-            if (!strcmp(v, "text")) {
-                json = 0;
-                continue;
-            }
-            fprintf(stderr,
-                    "list: --output: expected text or json, got \"%s\"\n", v);
-            return 2;
-        }
-        fprintf(stderr, "list: unexpected argument \"%s\"\n", a);
-        list_usage(stderr);
-        return 2;
-    }
+    if (rc)
+        return rc == 1 ? 0 : rc;
     if (json)
         return json_out(stdout) ? 1 : 0;
     text_out(stdout);

@@ -19,6 +19,7 @@
 #include "kube/client/informer.h"
 #include "policy/policy.h"
 #include "server/cli/cli.h"
+#include "server/cli/cli_opts.h"
 #include "server/source/cluster_source.h"
 #include "engine/feature_gates.h"
 #include "server/common/file_watch.h"
@@ -60,8 +61,9 @@ struct sched_flag {
 /* clang-format off */
 static const struct sched_flag sched_flag_table[] = {
     { "scheduler-name", F_STR, FOFF(scheduler_name), 0, 0,
-      "schedule the pods whose spec.schedulerName is NAME "
-      "(default: default-scheduler)" },
+      "(required) schedule the pods whose spec.schedulerName is NAME; "
+      "also the Lease's name. Never default-scheduler's pods unless named: "
+      "they are kube-scheduler's" },
     { "seed", F_NUM, FOFF(seed), 0, 9007199254740991.0,
       "seed of the random choice among equally good nodes "
       "(default: from the clock)" },
@@ -130,6 +132,18 @@ static void usage(FILE *f)
         "--workers, --tls-*, --config. SIGTERM releases the lease and exits 0; "
         "a leader that\ncannot renew its lease exits 1. SIGHUP "
         "reloads the policy.\n");
+}
+
+int cli_schedule_doc_row(size_t i, struct opts_doc *d)
+{
+    if (i >= N_FLAGS)
+        return -1;
+    d->name = sched_flag_table[i].name;
+    d->alias = NULL;
+    d->metavar = sched_flag_table[i].type == F_BOOL ? "[=BOOL]" : "VALUE";
+    d->help = sched_flag_table[i].help;
+    d->def = NULL; /* written in the help */
+    return 0;
 }
 
 static const struct sched_flag *find_flag(const char *name, size_t len)
@@ -328,7 +342,8 @@ static int check_options(const struct sched_ctx *c, struct err *e)
     const struct srv_options *o = &c->o;
 
     if (!o->policy_file)
-        return err_set(e, "--policy is required (a Policy file, JSON or INI)");
+        return err_set(e, "missing required option '--policy' (a Policy "
+                          "file, JSON, YAML or INI)");
     if (o->n_cluster_files)
         return err_set(e, "--cluster is a static snapshot: schedule needs "
                           "a live API server (--kubeconfig, --master or "
@@ -344,8 +359,13 @@ static int check_options(const struct sched_ctx *c, struct err *e)
                                     c->f.renew_deadline,
                                     c->f.retry_period };
 
-        return leader_config_check(&lc, e);
+        if (leader_config_check(&lc, e) < 0)
+            return -1;
     }
+    /* Without it we would schedule default-scheduler's pods next to
+     * kube-scheduler, and take a Lease named after it. */
+    if (!c->f.scheduler_name)
+        return err_set(e, "missing required option '--scheduler-name'");
     return 0;
 }
 
@@ -438,7 +458,6 @@ static void teardown(struct sched_ctx *c)
 static void flag_defaults(struct sched_flags *f)
 {
     memset(f, 0, sizeof(*f));
-    f->scheduler_name = SCHED_DEFAULT_NAME;
     f->leader_elect = 1;
     f->lease_duration = LEADER_DEFAULT_LEASE_DURATION;
     f->renew_deadline = LEADER_DEFAULT_RENEW_DEADLINE;
@@ -464,9 +483,7 @@ int cli_schedule(int argc, char **argv)
     if (split_args(argc, argv, &c->f, rest, &n_rest, &e) < 0 ||
         (!c->f.help && (opts_parse(&c->o, &a, n_rest, rest, &e) < 0 ||
                         check_options(c, &e) < 0))) {
-        fprintf(stderr, "kube-policy-extender schedule: %s\n", e.msg);
-        fprintf(stderr, "Run `kube-policy-extender schedule --help` for the "
-                        "options.\n");
+        cli_usage_error("schedule", "%s", e.msg);
         goto out;
     }
     if (c->f.help || c->o.help) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "server/cli/cli.h"
+#include "server/cli/cli_opts.h"
 #include "server/http/http.h"
 #include "server/common/log.h"
 #include "server/common/options.h"
@@ -25,16 +26,17 @@ int cli_serve(int argc, char **argv)
     srv_block_signals();
     arena_init(&a, 0);
     if (opts_parse(&o, &a, argc, argv, &e) != 0) {
-        fprintf(stderr, "kube-policy-extender serve: %s\n", e.msg);
-        fprintf(stderr, "Run `kube-policy-extender serve --help` for the "
-                        "options.\n");
         arena_destroy(&a);
-        return 2;
+        return cli_usage_error("serve", "%s", e.msg);
     }
     if (o.help) {
         opts_usage(stdout);
         arena_destroy(&a);
         return 0;
+    }
+    if (!o.policy_file) {
+        arena_destroy(&a);
+        return cli_usage_error("serve", "missing required option '--policy'");
     }
     if (cli_load_plugins("serve", o.plugin_files, o.n_plugin_files) != 0) {
         arena_destroy(&a);

@@ -32,52 +32,49 @@ struct sim_opts {
     struct cli_whatif_opts c; /* the shared options */
 };
 
-static void usage(FILE *f)
-{
-    fprintf(
-        f,
-        "Usage: kube-policy-extender simulate --policy POLICY --pod POD "
-        "[--pod POD ...]\n"
-        "           [--replicas N | --until-unschedulable] "
-        "[--cluster FILE... | --kubeconfig FILE]\n"
-        "           [--seed N] [--output text|json] [--report FILE.html]\n\n"
-        "Place pods one after another as the scheduler would under the "
-        "Policy, each\nplacement assumed before the next (resources, "
-        "ports, affinity, spreading,\nvolume limits), and print where "
-        "each lands and why the others fail.\n\n"
-        "  --policy FILE          the Policy (JSON, YAML or INI)\n"
-        "  --pod POD              a file (a Pod, or a workload whose pod "
-        "template is used)\n"
-        "                         or a pod of the cluster (NS/NAME); "
-        "repeat for more, in order\n"
-        "  --replicas N           place N copies of each pod "
-        "(NAME-0 ... NAME-N-1)\n"
-        "  --until-unschedulable  place copies of the one pod until one "
-        "fits nowhere:\n"
-        "                         how many more fit, and what stops the "
-        "next\n"
-        "  --max-replicas N       stop --until-unschedulable after N "
-        "(default %ld)\n"
-        "  --seed N               seed of the choice among equally good "
-        "nodes (default 1)\n"
-        "  --percentage-of-nodes-to-score P\n"
-        "                         as kube-scheduler's (default 0: "
-        "adaptive; 100: every node)\n"
-        "  --output FORMAT        text (default) or json\n"
-        "  --report FILE.html     also write a self-contained HTML "
-        "report\n"
-        "  --compat legacy, --feature-gates LIST  as for explain\n"
-        "Exit status: 0 simulated, 1 error, 2 usage error.\n\n%s",
-        SIM_MAX_REPLICAS, whatif_inputs_help);
-}
+static const struct cli_opt sim_opts_table[] = {
+    { "policy", 0, "FILE", true, "the Policy (JSON, YAML or INI)" },
+    { "pod", 0, "POD", true,
+      "a file (a Pod, or a workload whose pod template is used) or a pod of "
+      "the cluster (NS/NAME); repeat for more, in order" },
+    { "replicas", 0, "N", false,
+      "place N copies of each pod (NAME-0 ... NAME-N-1)" },
+    { "until-unschedulable", 0, NULL, false,
+      "place copies of the one pod until one fits nowhere: how many more "
+      "fit, and what stops the next" },
+    { "max-replicas", 0, "N", false,
+      "stop --until-unschedulable after N (default: 1000000)" },
+    { NULL, 0, NULL, false, NULL },
+};
+
+static const struct cli_opt *const sim_tables[] = {
+    sim_opts_table,  cli_whatif_run_opts, cli_output_opts,
+    cli_policy_opts, cli_inputs_opts,     NULL
+};
+
+const struct cli_spec cli_simulate_spec = {
+    "simulate",
+    "--policy POLICY --pod POD [--pod POD ...] [--replicas N | "
+    "--until-unschedulable] [OPTIONS]",
+    "Place pods one after another as the scheduler would under the Policy, "
+    "each placement assumed before the next (resources, ports, affinity, "
+    "spreading, volume limits), and print where each lands and why the "
+    "others fail. The cluster is --cluster FILE(s) or the live cluster "
+    "listed once.",
+    NULL,
+    false,
+    sim_tables,
+    "Exit status: 0 simulated, 1 error, 2 usage error.\n",
+};
 
 static int take(void *ctx, const char *a, const char *v)
 {
     struct sim_opts *o = ctx;
-    int rc;
 
     if (!strcmp(a, "--policy")) {
         o->policy = v;
+    } else if (!strcmp(a, "--until-unschedulable")) {
+        o->until = true;
     } else if (!strcmp(a, "--pod")) {
         if (o->n_pods == SIM_MAX_PODS) {
             fprintf(stderr, "simulate: at most %d --pod\n", SIM_MAX_PODS);
@@ -89,10 +86,7 @@ static int take(void *ctx, const char *a, const char *v)
                               &o->replicas);
     } else if (!strcmp(a, "--max-replicas")) {
         return cli_num_option("simulate", a, v, 1, SIM_MAX_REPLICAS, &o->max);
-    } else if ((rc = cli_whatif_option("simulate", &o->c, a, v)) <= 0) {
-        if (rc < 0)
-            return -1;
-        fprintf(stderr, "simulate: unknown option %s (see --help)\n", a);
+    } else if (cli_whatif_option("simulate", &o->c, a, v) < 0) {
         return -1;
     }
     return 0;
@@ -106,20 +100,13 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
     memset(o, 0, sizeof(*o));
     cli_whatif_defaults(&o->c);
     o->max = SIM_MAX_REPLICAS;
-    rc = cli_parse_options("simulate", argc, argv, usage,
-                           "--until-unschedulable", &o->until, take, o);
+    rc = cli_opts_parse(&cli_simulate_spec, argc, argv, take, o);
     if (rc)
         return rc;
-    if (!o->policy || !o->n_pods) {
-        fprintf(stderr, "simulate: --policy and --pod are required (see "
-                        "--help)\n");
-        return 2;
-    }
-    if (o->until && (o->replicas || o->n_pods != 1)) {
-        fprintf(stderr, "simulate: --until-unschedulable places copies of "
-                        "one --pod; it takes no --replicas\n");
-        return 2;
-    }
+    if (o->until && (o->replicas || o->n_pods != 1))
+        return cli_usage_error("simulate", "--until-unschedulable places "
+                                           "copies of one --pod; it takes no "
+                                           "--replicas");
     return 0;
 }
 

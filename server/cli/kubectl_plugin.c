@@ -9,6 +9,7 @@
  * Policy (A) with it (B).
  */
 #include "server/cli/cli.h"
+#include "server/cli/cli_opts.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -20,11 +21,6 @@
 #define PLUGIN_NAME   "kubectl-policy"
 #define INSTALLED_REL "/../share/kube-policy-extender/policy.json"
 
-/* Options that take no value (everything else takes one). */
-static const char *const flags[] = {
-    "-h", "--help", "--all-pending", "--until-unschedulable", "--replay", NULL,
-};
-
 bool cli_is_kubectl_plugin(const char *argv0)
 {
     const char *base = strrchr(argv0, '/');
@@ -32,17 +28,27 @@ bool cli_is_kubectl_plugin(const char *argv0)
     return !strcmp(base ? base + 1 : argv0, PLUGIN_NAME);
 }
 
-static bool is_flag(const char *a)
+/* The options of command cmd, as its parser reads them. */
+static const struct cli_spec *spec_of(const char *cmd)
 {
+    static const struct cli_spec *const specs[] = {
+        &cli_explain_spec, &cli_simulate_spec, &cli_diff_spec,
+        &cli_check_spec,   &cli_convert_spec,  &cli_list_spec,
+    };
     size_t i;
 
-    if (strchr(a, '='))
-        return true; /* --opt=value carries its value */
-    for (i = 0; flags[i]; i++) {
-        if (!strcmp(a, flags[i]))
-            return true;
-    }
-    return false;
+    for (i = 0; cmd && i < sizeof(specs) / sizeof(specs[0]); i++)
+        if (!strcmp(specs[i]->cmd, cmd))
+            return specs[i];
+    return NULL;
+}
+
+/* Whether argument a is option `name` ("--policy" or "--policy=..."). */
+static bool is_opt(const char *a, const char *name)
+{
+    size_t n = strlen(name);
+
+    return !strncmp(a, name, n) && (!a[n] || a[n] == '=');
 }
 
 /* The installed Policy: $KUBECTL_POLICY_FILE, else beside the binary. */
@@ -72,12 +78,13 @@ int cli_kubectl_args(int argc, char **argv, char **out, int *out_argc,
                      char *policy_buf, size_t sz)
 {
     const char *cmd = argc > 1 ? argv[1] : NULL;
+    const struct cli_spec *spec = spec_of(cmd);
     int i, n = 0, sides = 0;
     bool has_policy = false, help = false;
 
     for (i = 2; i < argc; i++) {
-        has_policy = has_policy || !strcmp(argv[i], "--policy");
-        sides += !strcmp(argv[i], "--policy") || !strcmp(argv[i], "--config");
+        has_policy = has_policy || is_opt(argv[i], "--policy");
+        sides += is_opt(argv[i], "--policy") || is_opt(argv[i], "--config");
         help = help || !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help");
     }
     out[n++] = argv[0];
@@ -104,7 +111,7 @@ int cli_kubectl_args(int argc, char **argv, char **out, int *out_argc,
             continue;
         }
         out[n++] = argv[i];
-        if (!is_flag(argv[i]) && i + 1 < argc)
+        if (spec && cli_opts_takes_value(spec, argv[i]) && i + 1 < argc)
             out[n++] = argv[++i];
     }
     out[n] = NULL;

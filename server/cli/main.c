@@ -10,25 +10,32 @@
 
 #include "engine/plugin_load.h"
 #include "server/cli/cli.h"
+#include "server/cli/cli_opts.h"
 #include "server/common/version.h"
 
 static const struct cli_command commands[] = {
-    { "serve", cli_serve, "serve the scheduler-extender HTTP API (default)" },
-    { "check", cli_check, "validate a Policy and print what it enables" },
+    { "serve", cli_serve, "serve the scheduler-extender HTTP API (default)",
+      NULL },
+    { "check", cli_check, "validate a Policy and print what it enables",
+      &cli_check_spec },
     { "convert", cli_convert,
-      "convert a Policy (JSON, INI, "
-      "KubeSchedulerConfiguration)" },
+      "convert a Policy (JSON, YAML, INI, KubeSchedulerConfiguration)",
+      &cli_convert_spec },
     { "explain", cli_explain,
-      "show how a Policy filters and scores one pod on a cluster" },
+      "show how a Policy filters and scores one pod on a cluster",
+      &cli_explain_spec },
     { "simulate", cli_simulate,
-      "place pods in order as the scheduler would (capacity, what-if)" },
+      "place pods in order as the scheduler would (capacity, what-if)",
+      &cli_simulate_spec },
     { "diff", cli_diff,
       "compare where pods land under two Policies (or a Policy and a "
-      "KubeSchedulerConfiguration)" },
-    { "list", cli_list, "list every predicate and priority a Policy may name" },
+      "KubeSchedulerConfiguration)",
+      &cli_diff_spec },
+    { "list", cli_list, "list every predicate and priority a Policy may name",
+      &cli_list_spec },
     { "schedule", cli_schedule,
-      "schedule pending pods with a Policy and bind them (a scheduler)" },
-    { NULL, NULL, NULL },
+      "schedule pending pods with a Policy and bind them (a scheduler)", NULL },
+    { NULL, NULL, NULL, NULL },
 };
 
 static void usage(FILE *f)
@@ -45,6 +52,8 @@ static void usage(FILE *f)
                "options.\n"
                "  -h, --help     show this help\n"
                "  -V, --version  show the version\n"
+               "  --help-man     print the manual page kube-policy-extender(1) "
+               "(roff)\n"
                "  --plugin FILE.so\n"
                "                 load predicates and priorities from a plugin "
                "(any command,\n"
@@ -115,6 +124,10 @@ static int run(int argc, char **argv)
         if (argc >= 2 &&
             (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
             usage(stdout);
+            return 0;
+        }
+        if (argc >= 2 && !strcmp(argv[1], "--help-man")) {
+            cli_man(stdout, commands);
             return 0;
         }
         if (argc >= 2 &&

@@ -57,7 +57,7 @@ static const struct opt_def opt_table[] = {
       "address to serve on; [::1]:8888 for IPv6, :8888 for every address, "
       "port 0 for an ephemeral port", OPTS_DEFAULT_LISTEN },
     { "policy", NULL, OT_STR, OFF(policy_file), 0, 0, NULL, "FILE",
-      "legacy scheduler Policy (JSON or INI)", "none" },
+      "(required) legacy scheduler Policy (JSON, YAML or INI)", NULL },
     { "cluster", NULL, OT_CLUSTER, 0, 0, 0, NULL, "FILE",
       "cluster snapshot (nodes and pods) to schedule against; repeatable "
       "(flags replace the file's list)", "none" },
@@ -137,7 +137,7 @@ static const struct opt_def opt_table[] = {
     { "v", NULL, OT_INT, OFF(verbosity), 0, 10, NULL, "N",
       "log verbosity; 2 logs one line per request", "0" },
     { "score-scale", NULL, OT_ENUM, OFF(score_scale), 0, 0, scale_names,
-      "MODE", "how /prioritize answers (README, \"Scores\"). scaled: the "
+      "MODE", "how /prioritize answers (docs/protocol.md, \"Scores\"). scaled: the "
       "weighted average of the priority scores in 0..10 (total * 10 / (100 "
       "* sum of weights)), for the split shape where kube-scheduler adds "
       "its own; rank: the extender decides alone, v1.22's best node gets 10 "
@@ -445,8 +445,8 @@ static int next_flag(int argc, char *const *argv, int *i,
     eq = strchr(name, '=');
     *d = find_opt(name, eq ? (size_t)(eq - name) : strlen(name));
     if (!*d)
-        return err_set(e, "unknown flag %s (see --help)",
-                       err_quote(q, sizeof(q), arg, 120));
+        return err_set(e, "unknown option '%.*s'",
+                       (int)(eq ? (size_t)(eq - arg) : strlen(arg)), arg);
     if ((*d)->type == OT_HELP) {
         if (eq)
             return err_set(e, "--help takes no value");
@@ -458,7 +458,7 @@ static int next_flag(int argc, char *const *argv, int *i,
     } else if (*i + 1 < argc) {
         *v = argv[++*i];
     } else {
-        return err_set(e, "--%s: missing value (%s)", (*d)->name,
+        return err_set(e, "option '--%s' needs a value (%s)", (*d)->name,
                        (*d)->metavar);
     }
     ++*i;
@@ -639,4 +639,19 @@ void opts_usage(FILE *f)
     }
     fprintf(f, "\nVerbosity is also accepted as -v N and --v=N. SIGTERM or "
                "SIGINT drains and\nexits 0; SIGHUP reloads.\n");
+}
+
+int opts_doc_row(size_t i, struct opts_doc *d)
+{
+    const struct opt_def *o;
+
+    if (i >= N_OPTS)
+        return -1;
+    o = &opt_table[i];
+    d->name = o->name;
+    d->alias = o->alias;
+    d->metavar = o->type == OT_BOOL ? "[=BOOL]" : o->metavar;
+    d->help = o->help;
+    d->def = o->def;
+    return 0;
 }

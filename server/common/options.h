@@ -108,4 +108,13 @@ int opts_load_file(struct srv_options *o, struct arena *a, const char *path,
 /* Write the --help text: every option, its INI key and its default. */
 void opts_usage(FILE *f);
 
+/* One option as documentation (the man page): its flag name, short
+ * alias or NULL, value name or NULL, help and default or NULL. */
+struct opts_doc {
+    const char *name, *alias, *metavar, *help, *def;
+};
+
+/* Row i of serve's option table into d: 0, or -1 past the last. */
+int opts_doc_row(size_t i, struct opts_doc *d);
+
 #endif

@@ -565,7 +565,8 @@ static int register_all(struct server *s, struct extender_app *ctx,
 static int load(struct server *s, struct extender_app *ctx, struct err *e)
 {
     if (!s->opts.policy_file)
-        return err_set(e, "--policy is required (a Policy file, JSON or INI)");
+        return err_set(
+            e, "--policy is required (a Policy file, JSON, YAML or INI)");
     if (app_load(&ctx->app, e) < 0) {
         metrics_counter_add(ctx->reloads_failed, 1);
         return -1;

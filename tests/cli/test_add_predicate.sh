@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_add_predicate.sh: the README's "Writing your own predicate in C",
+# test_add_predicate.sh: docs/extending.md's "Writing your own predicate in C",
 # done for real on a copy of the tree. The copy gets exactly three things:
 # the example predicate with an argument (tests/data/new_predicate/
 # rack_pinning.c), its test, and one line in predicates/registry.c. Then

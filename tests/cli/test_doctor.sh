@@ -64,8 +64,8 @@ doctor "nodeCacheCapable says what serve needs" 0 "$EXT" \
 contains "nodeCacheCapable note" out \
     "nodeCacheCapable: true: kube-scheduler sends node names only, so serve needs its own cluster state"
 
-# The README's example, as written there.
-python3 - README.md "$T_TMP/readme-doctor.sh" <<'PY'
+# The operators' page's example (docs/operators.md), as written there.
+python3 - docs/operators.md "$T_TMP/readme-doctor.sh" <<'PY'
 import re, sys
 s = open(sys.argv[1]).read()
 b = [x for x in re.findall(r"```sh\n(.*?)```", s, re.S) if "--scheduler-config" in x]
@@ -73,8 +73,8 @@ open(sys.argv[2], "w").write(b[0])
 PY
 sed "s|bin/kube-policy-extender|$KPE_BIN|" "$T_TMP/readme-doctor.sh" \
     >"$T_TMP/readme-doctor.run.sh"
-run "README's doctor example" 0 sh "$T_TMP/readme-doctor.run.sh"
-contains "README's doctor example: verdict" out "kube-scheduler calls $EXT correctly"
+run "docs/operators.md doctor example" 0 sh "$T_TMP/readme-doctor.run.sh"
+contains "docs/operators.md doctor example: verdict" out "kube-scheduler calls $EXT correctly"
 doctor "Policy file on v1.20" 0 "$EXT" "$D/policy-config-file.json" \
     --kube-version 1.20
 contains "Policy file: versions named" out "Policy: read by kube-scheduler v1.13-v1.22"

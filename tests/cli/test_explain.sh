@@ -8,7 +8,7 @@ run "explain --help" 0 "$KPE_BIN" explain --help
 contains "help names every option" out "--cluster FILE"
 run "explain without --pod" 2 "$KPE_BIN" explain --policy "$D/policy.json" \
     --cluster "$D/cluster.json"
-contains "missing options are named" err "--policy and --pod (or --all-pending) are required"
+contains "missing options are named" err "give --pod POD or --all-pending"
 run "explain with a bad --output" 2 "$KPE_BIN" explain --output yaml
 contains "bad --output is quoted" err '"yaml"'
 run "explain with a missing cluster file" 1 "$KPE_BIN" explain \

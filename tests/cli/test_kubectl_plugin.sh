@@ -39,6 +39,17 @@ run "KUBECTL_POLICY_FILE chooses the Policy" 0 env \
     KUBECTL_POLICY_FILE="$W/least.json" PATH="$R/usr/bin:$PATH" kubectl \
     policy explain pod/pending --cluster "$W/cluster.json"
 contains "the file's Policy is used" out "LeastRequestedPriority="
+# --x=y as every command reads it: --policy=FILE is a Policy given, and
+# the word after --cluster=FILE is the pod, not a value.
+run "kubectl policy simulate --policy=P --cluster=C FILE" 0 KP simulate \
+    --policy="$W/least.json" --cluster="$W/cluster.json" "$W/one-cpu.json" \
+    --replicas=2
+contains "--policy=P is not doubled by the installed one" out "Placed 2 of 2 pod(s)"
+run "kubectl policy diff --policy=B (A installed)" 0 KP diff \
+    --policy="$R/usr/share/kube-policy-extender/policy.json" \
+    --cluster=deploy/demo/cluster.json --replay
+contains "--policy=B counts as one side" out \
+    "A: $R/usr/bin/../share/kube-policy-extender/policy.json"
 run "kubectl policy without a command" 0 KP
 contains "the usage is shown" out "Commands:"
 finish

@@ -97,10 +97,10 @@ run "bind with a malformed body" 0 curl -sf -X POST "$url/bind" -d '{"PodName":1
 contains "bad bind bodies name the field" out '"Error":"PodName: expected a string"'
 kill "$srv"; wait "$srv"
 
-# The README's "why is my pod pending" recipe, against the same API server.
-run "README: snapshot with kubectl" 0 $K get nodes,pods,services,replicationcontrollers,replicasets,statefulsets,pv,pvc,storageclasses,csinodes,namespaces -A -o json
+# docs/policy-authors.md's "why is my pod pending" recipe, against the same API server.
+run "docs: snapshot with kubectl" 0 $K get nodes,pods,services,replicationcontrollers,replicasets,statefulsets,pv,pvc,storageclasses,csinodes,namespaces -A -o json
 cp "$T_TMP/out" "$T_TMP/snapshot.json"
-run "README: explain on the snapshot" 0 "$KPE_BIN" explain --policy "$D/policy.json" \
+run "docs: explain on the snapshot" 0 "$KPE_BIN" explain --policy "$D/policy.json" \
     --cluster "$T_TMP/snapshot.json" --pod "$D/pods/high-comm.json"
 contains "the cordoned node is explained" out "rdma-2      no               -  CheckNodeUnschedulable: node(s) were unschedulable"
 contains "explain selects the remaining RDMA node" out "Selected: rdma-1"

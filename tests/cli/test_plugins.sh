@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_plugins.sh: loadable plugins (issue 17). Builds the two examples of
-# examples/plugins/ with the README's one-line cc command (against the
+# examples/plugins/ with the one-line cc command of docs/extending.md (against the
 # header as `make install` installs it), names them in a Policy, and runs
 # them through list, check, convert, explain, serve (filter and prioritize,
 # full Node objects and node names, /metrics, the config file, a SIGHUP
@@ -17,7 +17,7 @@ PIDS=""
 cleanup() { for p in $PIDS; do kill -9 "$p" 2>/dev/null; done; }
 trap 'cleanup; rm -rf "$T_TMP"' EXIT
 
-# ---- build, as README "Loadable plugins" says ----
+# ---- build, as docs/extending.md "A loadable plugin" says ----
 PREFIX_DIR="$T_TMP/prefix"
 mkdir -p "$PREFIX_DIR/include/kube-policy-extender"
 install -m 0644 include/kube-policy-extender/plugin.h \

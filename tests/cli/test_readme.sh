@@ -1,17 +1,18 @@
 #!/bin/sh
-# test_readme.sh: the README's examples work as written: the INI example
-# loads, and the five-minute walkthrough (serve the demo, filter a
+# test_readme.sh: the README's and docs' examples work as written: the INI
+# example of docs/policy-authors.md loads, and the README's five-minute
+# walkthrough (serve the demo, filter a
 # high-comm pod with curl, prioritize, explain) answers exactly what it
 # shows: each output block is compared with the real output.
 . "$(dirname "$0")/lib.sh"
 D=deploy/demo
 
-python3 - README.md "$T_TMP/readme.ini" <<'PY'
+python3 - docs/policy-authors.md "$T_TMP/readme.ini" <<'PY'
 import re, sys
 s = open(sys.argv[1]).read()
 open(sys.argv[2], "w").write(re.search(r"```ini\n(.*?)```", s, re.S).group(1))
 PY
-run "README's INI example loads" 0 "$KPE_BIN" check "$T_TMP/readme.ini"
+run "docs/policy-authors.md's INI example loads" 0 "$KPE_BIN" check "$T_TMP/readme.ini"
 contains "INI example keeps its custom predicate" out "HighCommPodFilter"
 
 "$KPE_BIN" serve --listen 127.0.0.1:0 --policy "$D/policy.json" \

@@ -167,8 +167,8 @@ done
 run "the comparisons cover both verdicts and both scores" 0 spread \
     "$T_TMP"/pod-*.builtin.out
 
-# README's rule examples (JSON, INI) load and keep their rules.
-python3 - README.md "$T_TMP/readme" <<'PY'
+# docs/extending.md's rule examples (JSON, INI) load and keep their rules.
+python3 - docs/extending.md "$T_TMP/readme" <<'PY'
 import re, sys
 s = open(sys.argv[1]).read()
 sec = s[s.index("### A rule in the Policy"):s.index("### A loadable plugin")]
@@ -178,8 +178,8 @@ open(sys.argv[2] + ".ini", "w").write(
     re.search(r"```\n(\[predicate.*?)```", sec, re.S).group(1))
 PY
 for f in json ini; do
-    run "README's $f rule example loads" 0 "$KPE_BIN" check "$T_TMP/readme.$f"
-    contains "README's $f example keeps its rule" out \
+    run "docs/extending.md's $f rule example loads" 0 "$KPE_BIN" check "$T_TMP/readme.$f"
+    contains "docs/extending.md's $f example keeps its rule" out \
         "args: rules=[[high-comm]:[node.kubernetes.io/rdma-enabled=true]:"
 done
 finish

@@ -7,8 +7,8 @@ D=deploy/demo
 
 run "serve with a bad flag" 2 "$KPE_BIN" serve --listen nowhere
 contains "bad --listen is named" err "--listen"
-run "serve without --policy" 1 "$KPE_BIN" serve --listen 127.0.0.1:0
-contains "missing policy is explained" err "--policy is required"
+run "serve without --policy (a usage error)" 2 "$KPE_BIN" serve --listen 127.0.0.1:0
+contains "missing policy is explained" err "missing required option '--policy'"
 run "serve with an invalid policy" 1 "$KPE_BIN" serve --listen 127.0.0.1:0 \
     --policy tests/data/extender/bad-policy.json
 contains "invalid policy is reported as v1.22 does" err \

@@ -14,7 +14,7 @@ print(eval(sys.argv[2]))' "$T_TMP/out" "$1"; }
 run "simulate --help" 0 "$KPE_BIN" simulate --help
 contains "help names --until-unschedulable" out "--until-unschedulable"
 run "simulate without --pod" 2 "$KPE_BIN" simulate --policy "$W/least.json"
-contains "missing options are named" err "--policy and --pod are required"
+contains "missing options are named" err "missing required option '--pod'"
 run "simulate --replicas 0" 2 S --policy "$W/least.json" \
     --pod "$W/one-cpu.json" --replicas 0
 contains "a bad count is quoted" err 'got "0"'

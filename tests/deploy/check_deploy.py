@@ -1230,7 +1230,9 @@ def check_install(ctx):
             "usr/local/share/kube-policy-extender/config.ini": 0o644,
             "usr/local/share/kube-policy-extender/kube-policy-extender.service": 0o644,
             # the plugin ABI, for building loadable plugins (issue 17)
-            "usr/local/include/kube-policy-extender/plugin.h": 0o644}
+            "usr/local/include/kube-policy-extender/plugin.h": 0o644,
+            # the man page, rendered from the option tables (issue 27)
+            "usr/local/share/man/man1/kube-policy-extender.1": 0o644}
     problems = []
     for rel, mode in want.items():
         p = os.path.join(root, rel)

@@ -10,7 +10,7 @@
   states its memory request: in the split shape kube-scheduler scores its
   in-tree priorities with its own version's semantics, and v1.20's
   BalancedAllocation counts the 200Mi default of a pod without a memory
-  request where v1.22.4+ counts nothing (README, "Scores").
+  request where v1.22.4+ counts nothing (docs/protocol.md, "Scores").
 """
 import json
 import os

@@ -2,7 +2,7 @@
 kube-apiserver and kube-scheduler v1.20 (issue 24, point 7).
 
 - a pending pod's `explain --kubeconfig` agrees with kube-scheduler's own
-  FailedScheduling message (v1.20's wording read as v1.22's, README "Why
+  FailedScheduling message (v1.20's wording read as v1.22's, docs/policy-authors.md "Why
   is my pod pending?"), for a pod short of CPU and one whose node selector
   matches no node;
 - `simulate --until-unschedulable` predicts K; kube-scheduler given K+1

@@ -1,6 +1,6 @@
 /*
- * rack_pinning.c: RackPinning, the example of README "Writing your own
- * predicate in C": a predicate with an argument, added by this file, its
+ * rack_pinning.c: RackPinning, the example of docs/extending.md "Writing your
+ * own predicate in C": a predicate with an argument, added by this file, its
  * test and one line in predicates/registry.c (tests/cli/test_add_predicate.sh
  * does exactly that to a copy of the tree). A pod labelled "rack-pinned"
  * fits only nodes whose rack label is one of the argument's racks; other
@@ -78,10 +78,8 @@ static enum pred_code rack_pinning_filter(const struct pred_cycle *cy,
 }
 
 static const struct pred_plugin rack_pinning_plugin = {
-    { "RackPinning", 0 },
-    NULL,
-    rack_pinning_filter,
-    (const char *const[]){ RACK_PINNING_REASON, NULL },
+    { "RackPinning", 0 }, NULL,
+    rack_pinning_filter,  (const char *const[]){ RACK_PINNING_REASON, NULL },
     PRED_STABLE_ALWAYS, /* pod labels against this node's labels only */
 };
 

@@ -1,5 +1,5 @@
 /*
- * test_pred_rack_pinning.c: the README's example predicate with an
+ * test_pred_rack_pinning.c: the example predicate of docs/extending.md with an
  * argument (tests/data/new_predicate/rack_pinning.c), loaded from a Policy
  * as a user writes it and run exactly as the evaluator runs it. Copied to
  * tests/ by tests/cli/test_add_predicate.sh, with the plugin and its one

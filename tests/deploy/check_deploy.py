@@ -318,6 +318,13 @@ def check_dockerfile(ctx):
                     problems.append("ENTRYPOINT serves %s, want the split shape's %s" % (pol, POLICY_OF["serve"]))
         if not any(w == "RUN" and "make install" in r for w, r in stages[0]["ins"]):
             problems.append("build stage does not use make install")
+        # Every source folder the Makefile builds from is copied in.
+        copied = {a.rstrip("/") for w, r in stages[0]["ins"] if w == "COPY"
+                  for a in r.split() if not a.startswith("--")}
+        m = re.search(r"^SRC_DIRS\s*:=\s*(.*)$", open("Makefile").read(), re.M)
+        for d in (m.group(1).split() if m else []):
+            if d not in copied:
+                problems.append("build stage does not COPY %s/ (a SRC_DIRS folder)" % d)
     ctx.report("Dockerfile: stages, non-root USER, no ADD/HEALTHCHECK, COPY sources exist, "
                "ENTRYPOINT serve %s" % POLICY_OF["serve"], problems)
 

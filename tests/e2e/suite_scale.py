@@ -5,12 +5,13 @@
   high-comm pod off one, and pods per node as even as `schedule` (the
   same Policy in-process) spreads them on the same cluster; both reported.
 - 20 pods one at a time: the node kube-scheduler binds is among `explain`'s
-  best nodes (v1.22's highest total under the full Policy) for that pod on
-  a snapshot of the cluster taken just before it was created. Every pod
-  states its memory request: in the split shape kube-scheduler scores its
-  in-tree priorities with its own version's semantics, and v1.20's
-  BalancedAllocation counts the 200Mi default of a pod without a memory
-  request where v1.22.4+ counts nothing (docs/protocol.md, "Scores").
+  best nodes (the highest total under the full Policy, `--semantics 1.20`:
+  in the split shape kube-scheduler v1.20.2 scores its in-tree priorities
+  with its own version's semantics) for that pod on a snapshot of the
+  cluster taken just before it was created. Every pod states its memory
+  request: v1.20's BalancedAllocation counts the 200Mi default of a pod
+  without a memory request where v1.22.4+ counts nothing
+  (docs/protocol.md, "Scores").
 """
 import json
 import os
@@ -88,7 +89,8 @@ def explain_best(s, pod, snapshot):
     with open(pf, "w") as f:
         json.dump(pod, f)
     r = subprocess.run([s.env.kpe, "explain", "--policy", os.path.join(s.env.root, FULL_POLICY),
-                        "--cluster", snapshot, "--pod", pf, "--output", "json"],
+                        "--cluster", snapshot, "--pod", pf, "--semantics", "1.20",
+                        "--output", "json"],
                        capture_output=True, text=True, timeout=60)
     if r.returncode != 0:
         raise RuntimeError(f"explain failed: {r.stderr.strip()}")

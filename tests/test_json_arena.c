@@ -951,6 +951,16 @@ static void go_keys_flag_should_resolve_duplicates_as_go(void **state)
         { "{\"a\":[1],\"a\":{\"b\":1}}", "{\"a\":{\"b\":1}}" },
         { "{\"a\":{\"b\":1},\"a\":[2]}", "{\"a\":[2]}" },
         { "[{\"a\":1,\"a\":2},{\"a\":3}]", "[{\"a\":2},{\"a\":3}]" },
+        /* Several, replaced in the middle: each later one moves to its
+         * own place (the small-object path keeps per-key hashes in step). */
+        { "{\"a\":1,\"b\":2,\"c\":3,\"b\":4,\"a\":5,\"b\":6,\"d\":7,"
+          "\"c\":8}",
+          "{\"a\":5,\"b\":6,\"d\":7,\"c\":8}" },
+        /* Keys sharing a long prefix are not duplicates. */
+        { "{\"app.kubernetes.io/name\":\"x\",\"app.kubernetes.io/instance\":"
+          "\"y\",\"app.kubernetes.io/name\":\"z\"}",
+          "{\"app.kubernetes.io/instance\":\"y\",\"app.kubernetes.io/name\":"
+          "\"z\"}" },
         /* Case variants are a struct field's business (json_member_go). */
         { "{\"a\":1,\"A\":2}", "{\"a\":1,\"A\":2}" },
     };

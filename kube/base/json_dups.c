@@ -72,18 +72,32 @@ static cJSON *settle(struct arena *a, cJSON *obj, cJSON *e, cJSON *m)
     return m;
 }
 
+/* Objects of at most PAIRWISE_MAX members: each key against the earlier
+ * ones whose hash is the same. */
 static void resolve_pairwise(struct arena *a, cJSON *obj)
 {
+    unsigned char hash[PAIRWISE_MAX];
     cJSON *m, *next, *e;
+    size_t i, k;
 
-    for (m = obj->child; m; m = next) {
+    for (m = obj->child, i = 0; m; m = next) {
+        unsigned h = json_dups_key_hash(m->string, strlen(m->string));
+        bool settled = false;
+
         next = m->next;
-        for (e = obj->child; e != m; e = e->next) {
-            if (!strcmp(e->string, m->string)) {
-                settle(a, obj, e, m);
+        for (e = obj->child, k = 0; e != m; e = e->next, k++) {
+            if (hash[k] == h && !strcmp(e->string, m->string)) {
+                /* e stays in place (merge) or goes (m takes over) */
+                if (settle(a, obj, e, m) == m) {
+                    memmove(hash + k, hash + k + 1, i - k - 1);
+                    hash[i - 1] = (unsigned char)h;
+                }
+                settled = true;
                 break;
             }
         }
+        if (!settled)
+            hash[i++] = (unsigned char)h;
     }
 }
 

@@ -53,6 +53,7 @@ struct jp {
     size_t pool_block;     /* 0: size pools by the rest of the input */
     bool no_nul;           /* JSON_ARENA_NO_NUL: refuse \u0000 */
     bool go_keys;          /* JSON_ARENA_GO_KEYS: resolve duplicate keys */
+    size_t slen;           /* length of the string string_parse returned */
 };
 
 static size_t utf8_valid_len(const unsigned char *p, const unsigned char *end);
@@ -455,6 +456,7 @@ static char *string_slow(struct jp *j, const unsigned char *s)
         /* Give back what the worst case reserved but did not use. */
         j->pool = o + n + 1;
     }
+    j->slen = n;
     o[n] = '\0';
     j->p = q + 1;
     return o;
@@ -515,6 +517,7 @@ static inline char *string_parse(struct jp *j)
     }
     j->p = p + 1;
     n = (size_t)(p - s);
+    j->slen = n;
     if (j->situ) {
         j->situ[p - j->buf] = '\0';
         return (char *)j->situ + (s - j->buf);
@@ -837,7 +840,7 @@ element:
         if (!key)
             return -1;
         if (j->go_keys) {
-            uint64_t bit = json_dups_key_bit(key);
+            uint64_t bit = json_dups_key_bit(key, j->slen);
 
             stack[depth].dup |= (stack[depth].keys & bit) != 0;
             stack[depth].keys |= bit;

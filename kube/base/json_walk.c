@@ -233,23 +233,30 @@ const char *jw_number_source(const cJSON *v, char *buf, size_t sz)
 static int exact_integer(const cJSON *v, int64_t lo, int64_t hi, int64_t *out)
 {
     const char *s = v->valuestring;
-    int neg;
+    int neg, over = 0;
     uint64_t n = 0, max;
 
     if (!s || !*s)
         return 0;
     neg = *s == '-';
     s += neg;
-    if (!*s || strspn(s, "0123456789") != strlen(s))
+    if (!*s)
         return 0;
     max = neg ? (uint64_t)0 - (uint64_t)lo : (uint64_t)hi;
+    /* One pass: a byte that is no digit makes it no such text, even
+     * after the digits overflowed. */
     for (; *s; s++) {
         unsigned d = (unsigned)(*s - '0');
 
-        if (n > (max - d) / 10)
-            return -1;
-        n = n * 10 + d;
+        if (d > 9)
+            return 0;
+        if (over || n > (max - d) / 10)
+            over = 1;
+        else
+            n = n * 10 + d;
     }
+    if (over)
+        return -1;
     *out = neg ? (int64_t)(0 - n) : (int64_t)n;
     return 1;
 }

@@ -173,6 +173,19 @@ bench: $(BIN)
 bench-whatif: $(BIN)
 	bash bench/whatif.sh
 
+# Issue 24's live list against the real kube-apiserver v1.20.2 (what
+# bench-whatif measures against the API-server double): LIVE_NODES nodes
+# with 30 pods each, loaded through the API (minutes), then explain
+# --kubeconfig against kubectl (bench/live_list_real.py).
+LIVE_NODES ?= 5000
+SHARED ?= ../shared/bench
+.PHONY: bench-live-real
+bench-live-real: $(BIN)
+	@bin=$$(tests/e2e/k8s-build.sh) && d=bench/payloads/n$(LIVE_NODES) && \
+	    { [ -f $$d/cluster.json ] || python3 $(SHARED)/gen_payload.py \
+	        --nodes $(LIVE_NODES) --pods-per-node 30 --seed 1 --out $$d >/dev/null; } && \
+	    KPE_BIN=$(BIN) python3 bench/live_list_real.py "$$bin/bin" $$d/cluster.json
+
 FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 
 format:

@@ -23,8 +23,8 @@ struct arena;
 struct cJSON;
 
 /*
- * A bit (0..63) from a hash of the key's length (n bytes) and its first and last
- * 8 bytes: keys whose bits differ are not equal. The parser ORs them per
+ * A bit (0..63) from a hash of the key's length (n bytes) and its first and
+ * last 8 bytes: keys whose bits differ are not equal. The parser ORs them per
  * object and calls json_dups_resolve only when a bit repeats. (The first 8
  * bytes alone would make most label maps collide: "app.kubernetes.io/name",
  * "app.kubernetes.io/part-of"; a byte-wise hash of the whole key costs 3%

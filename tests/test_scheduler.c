@@ -503,6 +503,106 @@ static void sink_should_move_unschedulable_pods_on_cluster_events(void **s)
     }
 }
 
+/* A pending pod "w" of ours whose required pod affinity wants l=x in the
+ * pod's own namespace (default). */
+static const char affine_pod[] =
+    "{\"metadata\":{\"name\":\"w\",\"namespace\":\"default\","
+    "\"uid\":\"u-w\"},\"spec\":{\"schedulerName\":\"me\","
+    "\"containers\":[{\"name\":\"c\"}],\"affinity\":{\"podAffinity\":{"
+    "\"requiredDuringSchedulingIgnoredDuringExecution\":[{\"labelSelector\":"
+    "{\"matchLabels\":{\"l\":\"x\"}},\"topologyKey\":\"zone\"}]}}},"
+    "\"status\":{\"phase\":\"Pending\"}}";
+
+/* An assigned pod o in namespace ns with label l=label. */
+static const char *assigned_json(const char *ns, const char *label)
+{
+    static char b[512];
+
+    snprintf(b, sizeof(b),
+             "{\"metadata\":{\"name\":\"o\",\"namespace\":\"%s\","
+             "\"uid\":\"u-o\",\"labels\":{\"l\":\"%s\"}},\"spec\":{"
+             "\"nodeName\":\"n1\",\"containers\":[{\"name\":\"c\"}]}}",
+             ns, label);
+    return b;
+}
+
+/* AssignedPodAdded / AssignedPodUpdated (v1.20.2 eventhandlers.go
+ * addPodToCache and updatePodInCache; scheduling_queue.go
+ * getUnschedulablePodsWithMatchingAffinityTerm, whose test is
+ * TestPriorityQueue_AssignedPodAdded): a bound pod's add or update moves
+ * the unschedulable pods with a required affinity term it matches, and
+ * only those. Before, a pod waiting for an affine pod was retried only
+ * after 60 s. */
+static void sink_should_move_affine_pods_when_a_bound_pod_matches(void **s)
+{
+    static const struct {
+        const char *name;
+        enum kube_event_type type;
+        const char *ns, *label;
+        bool moves;
+    } cases[] = {
+        { "matching pod bound (added)", KUBE_EVENT_ADDED, "default", "x",
+          true },
+        { "matching pod updated", KUBE_EVENT_MODIFIED, "default", "x", true },
+        { "pod with other labels", KUBE_EVENT_ADDED, "default", "y", false },
+        { "matching labels, other namespace", KUBE_EVENT_ADDED, "other", "x",
+          false },
+    };
+    size_t i;
+
+    (void)s;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct fixture f;
+        struct sched_qitem *it;
+
+        fixture_up(&f);
+        apply(&f.sink, KUBE_KIND_NODE, KUBE_EVENT_ADDED, node_json("n1", "4"));
+        apply(&f.sink, KUBE_KIND_POD, KUBE_EVENT_ADDED,
+              pod_json("p", "", "me", "1", "a"));
+        apply(&f.sink, KUBE_KIND_POD, KUBE_EVENT_ADDED, affine_pod);
+        pthread_mutex_lock(&f.s.lock);
+        while ((it = sched_queue_pop(&f.s.q)))
+            sched_queue_requeue(&f.s.q, it, -100);
+        pthread_mutex_unlock(&f.s.lock);
+        assert_int_equal(sched_pending(&f.s, SCHED_Q_UNSCHEDULABLE), 2);
+        apply(&f.sink, KUBE_KIND_POD, cases[i].type,
+              assigned_json(cases[i].ns, cases[i].label));
+        if (sched_pending(&f.s, SCHED_Q_ACTIVE) != (cases[i].moves ? 1u : 0u) ||
+            (cases[i].moves &&
+             sched_queue_find(&f.s.q, "default/w")->state != SCHED_Q_ACTIVE))
+            fail_msg("%s: active %zu, unschedulable %zu", cases[i].name,
+                     sched_pending(&f.s, SCHED_Q_ACTIVE),
+                     sched_pending(&f.s, SCHED_Q_UNSCHEDULABLE));
+        fixture_down(&f);
+    }
+}
+
+/* movePodsToActiveOrBackoffQueue records the move request even when no
+ * pod waits: a pod in flight while another pod is bound goes to backoff
+ * when it fails, not to the unschedulable set
+ * (TestPriorityQueue_AddUnschedulableIfNotPresent_Backoff's rule). */
+static void sink_should_send_a_failing_pod_to_backoff_after_a_bind(void **s)
+{
+    struct fixture f;
+    struct sched_qitem *it;
+
+    (void)s;
+    fixture_up(&f);
+    apply(&f.sink, KUBE_KIND_NODE, KUBE_EVENT_ADDED, node_json("n1", "4"));
+    apply(&f.sink, KUBE_KIND_POD, KUBE_EVENT_ADDED, affine_pod);
+    pthread_mutex_lock(&f.s.lock);
+    it = sched_queue_pop(&f.s.q);
+    pthread_mutex_unlock(&f.s.lock);
+    apply(&f.sink, KUBE_KIND_POD, KUBE_EVENT_ADDED,
+          assigned_json("default", "y"));
+    pthread_mutex_lock(&f.s.lock);
+    sched_queue_requeue(&f.s.q, it, 0);
+    pthread_mutex_unlock(&f.s.lock);
+    assert_int_equal(sched_pending(&f.s, SCHED_Q_BACKOFF), 1);
+    assert_int_equal(sched_pending(&f.s, SCHED_Q_UNSCHEDULABLE), 0);
+    fixture_down(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -516,6 +616,9 @@ int main(void)
         cmocka_unit_test(sink_should_queue_only_our_pending_pods),
         cmocka_unit_test(sink_should_forget_pods_bound_deleted_or_not_relisted),
         cmocka_unit_test(sink_should_move_unschedulable_pods_on_cluster_events),
+        cmocka_unit_test(sink_should_move_affine_pods_when_a_bound_pod_matches),
+        cmocka_unit_test(
+            sink_should_send_a_failing_pod_to_backoff_after_a_bind),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

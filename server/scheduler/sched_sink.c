@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "predicates/inter_pod_affinity.h"
 #include "server/common/log.h"
 #include "server/scheduler/sched_pod.h"
 #include "server/scheduler/sched_signature.h"
@@ -44,8 +45,76 @@ static void pod_key(const cJSON *obj, char *key, size_t sz)
              sched_jstr(meta, "name") ? sched_jstr(meta, "name") : "");
 }
 
+/* An assigned pod and its namespace's labels, for affinity_match. */
+struct assigned {
+    const struct kube_pod *pod;
+    const struct kube_labels *ns_labels;
+};
+
+/* A waiting pod with a required pod affinity term the assigned pod
+ * matches (getUnschedulablePodsWithMatchingAffinityTerm, v1.20.2
+ * internal/queue/scheduling_queue.go; v1.22 the same with the term's
+ * namespaceSelector). */
+static bool affinity_match(const struct sched_qitem *it, void *arg)
+{
+    const struct assigned *a = arg;
+    const struct sched_pod *sp = it->payload;
+    const struct kube_pod_affinity *pa = &sp->pod.affinity.pod_affinity;
+    size_t i;
+
+    for (i = 0; i < pa->n_required; i++)
+        if (pred_ipa_existing_term_matches(&sp->pod, &pa->required[i], a->pod,
+                                           a->ns_labels))
+            return true;
+    return false;
+}
+
+/*
+ * A bound pod was added or updated (AssignedPodAdded / AssignedPodUpdated,
+ * v1.20.2 and v1.22 eventhandlers.go addPodToCache, updatePodInCache; our
+ * own binds arrive so too): the unschedulable pods whose required affinity
+ * it may satisfy move, and a pod in flight that fails goes to backoff.
+ * The pod is decoded only when some pod waits. The cache's read lock is
+ * taken before ours, never after (no path holds ours and asks the cache).
+ */
+static void assigned_pod_event(struct scheduler *s, const cJSON *obj,
+                               double now)
+{
+    struct assigned a = { NULL, NULL };
+    const struct kube_namespace *ns;
+    const struct cluster *c;
+    struct sched_pod *sp;
+    struct err e = { "" };
+    uint64_t hash;
+    bool waiting;
+
+    pthread_mutex_lock(&s->lock);
+    waiting = sched_queue_len(&s->q, SCHED_Q_UNSCHEDULABLE) > 0;
+    if (!waiting)
+        sched_queue_move_if(&s->q, now, NULL, NULL); /* nothing to move */
+    pthread_mutex_unlock(&s->lock);
+    if (!waiting)
+        return;
+    sp = sched_pod_decode(obj, &hash, &e);
+    if (!sp) {
+        LOG_WARN("assigned pod: not decoded, no pod moved: %s", e.msg);
+        return;
+    }
+    c = kube_cache_read_lock(s->cache);
+    ns = cluster_namespace(c, sp->pod.namespace);
+    a.pod = &sp->pod;
+    a.ns_labels = ns ? &ns->labels : NULL;
+    pthread_mutex_lock(&s->lock);
+    sched_queue_move_if(&s->q, now, affinity_match, &a);
+    pthread_cond_signal(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+    kube_cache_read_unlock(s->cache);
+    sched_pod_release(sp);
+}
+
 /* One pod event: queue, update or forget it; a deleted bound pod frees
- * room (AssignedPodDelete). */
+ * room (AssignedPodDelete), an added or updated one may let pods with
+ * affinity to it fit. */
 static void on_pod(struct scheduler *s, const struct kube_watch_event *ev,
                    double now)
 {
@@ -66,6 +135,8 @@ static void on_pod(struct scheduler *s, const struct kube_watch_event *ev,
             pthread_cond_signal(&s->cond);
         }
         pthread_mutex_unlock(&s->lock);
+        if (ev->type != KUBE_EVENT_DELETED && node && *node)
+            assigned_pod_event(s, ev->object, now);
         return;
     }
     sp = sched_pod_decode(ev->object, &hash, &e);

@@ -49,6 +49,7 @@ static void pod_key(const cJSON *obj, char *key, size_t sz)
 struct assigned {
     const struct kube_pod *pod;
     const struct kube_labels *ns_labels;
+    enum kpe_semantics semantics;
 };
 
 /* A waiting pod with a required pod affinity term the assigned pod
@@ -64,7 +65,7 @@ static bool affinity_match(const struct sched_qitem *it, void *arg)
 
     for (i = 0; i < pa->n_required; i++)
         if (pred_ipa_existing_term_matches(&sp->pod, &pa->required[i], a->pod,
-                                           a->ns_labels))
+                                           a->ns_labels, a->semantics))
             return true;
     return false;
 }
@@ -80,7 +81,7 @@ static bool affinity_match(const struct sched_qitem *it, void *arg)
 static void assigned_pod_event(struct scheduler *s, const cJSON *obj,
                                double now)
 {
-    struct assigned a = { NULL, NULL };
+    struct assigned a = { NULL, NULL, s->app->semantics };
     const struct kube_namespace *ns;
     const struct cluster *c;
     struct sched_pod *sp;

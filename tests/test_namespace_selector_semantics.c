@@ -25,12 +25,12 @@
     "\",\"labels\":{\"team\":\"" team "\"}}}"
 #define NODE(name, zone)                                                       \
     "{\"kind\":\"Node\",\"metadata\":{\"name\":\"" name                        \
-    "\",\"labels\":{\"zone\":\"" zone "\"}},\"status\":{\"allocatable\":{"    \
+    "\",\"labels\":{\"zone\":\"" zone "\"}},\"status\":{\"allocatable\":{"     \
     "\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"10\"}}}"
 /* a pod named n in namespace ns with label app=app on node (or pending) */
 #define POD(n, ns, app, node, affinity)                                        \
-    "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"" n "\",\"namespace\":\"" ns  \
-    "\",\"labels\":{\"app\":\"" app "\"}},\"spec\":{\"nodeName\":\"" node     \
+    "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"" n "\",\"namespace\":\"" ns   \
+    "\",\"labels\":{\"app\":\"" app "\"}},\"spec\":{\"nodeName\":\"" node      \
     "\",\"containers\":[{\"name\":\"c\"}]" affinity "}}"
 #define TERM(app, nss)                                                         \
     "{\"labelSelector\":{\"matchLabels\":{\"app\":\"" app "\"}},"              \
@@ -40,7 +40,7 @@
     "\"requiredDuringSchedulingIgnoredDuringExecution\":[" term "]}}"
 #define PREF(kind, term)                                                       \
     ",\"affinity\":{\"" kind "\":{"                                            \
-    "\"preferredDuringSchedulingIgnoredDuringExecution\":[{\"weight\":10,"    \
+    "\"preferredDuringSchedulingIgnoredDuringExecution\":[{\"weight\":10,"     \
     "\"podAffinityTerm\":" term "}]}}"
 #define TEAM_B "{\"matchLabels\":{\"team\":\"b\"}}"
 

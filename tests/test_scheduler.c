@@ -344,7 +344,8 @@ struct fixture {
     struct kube_informer_sink sink;
 };
 
-static void fixture_up(struct fixture *f)
+/* The scheduler as release sem (--semantics). */
+static void fixture_up_as(struct fixture *f, enum kpe_semantics sem)
 {
     struct sched_options o = { .scheduler_name = "me",
                                .seed = 1,
@@ -355,10 +356,16 @@ static void fixture_up(struct fixture *f)
     f->cache = kube_cache_new(0, &e);
     f->m = metrics_new();
     app_init(&f->app, "deploy/demo/policy.json", NULL, 0, 0);
+    f->app.semantics = sem;
     if (!f->cache || !f->m || app_load(&f->app, &e) < 0 ||
         sched_init(&f->s, &o, &f->app, f->cache, NULL, NULL, f->m, &e) < 0)
         fail_msg("fixture: %s", e.msg);
     sched_sink(&f->s, &f->sink);
+}
+
+static void fixture_up(struct fixture *f)
+{
+    fixture_up_as(f, KPE_SEM_DEFAULT);
 }
 
 static void fixture_down(struct fixture *f)
@@ -603,6 +610,56 @@ static void sink_should_send_a_failing_pod_to_backoff_after_a_bind(void **s)
     fixture_down(&f);
 }
 
+/* v1.20.2's updateNodeInCache: with no pod unschedulable, any update of
+ * a node (a heartbeat too) is a move request (the Unknown event), so a pod
+ * in flight that fails goes to backoff; #98899 (v1.21) moves only on a
+ * change filters read, so as 1.21 and 1.22 it waits. */
+static void node_update_should_be_a_move_request_as_1_20(void **s)
+{
+    static const struct {
+        enum kpe_semantics sem;
+        enum sched_qstate want;
+    } cases[] = {
+        { KPE_SEM_1_20, SCHED_Q_BACKOFF },
+        { KPE_SEM_1_21, SCHED_Q_UNSCHEDULABLE },
+        { KPE_SEM_1_22, SCHED_Q_UNSCHEDULABLE },
+    };
+    size_t i;
+
+    (void)s;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct fixture f;
+        struct sched_qitem *it;
+
+        fixture_up_as(&f, cases[i].sem);
+        apply(&f.sink, KUBE_KIND_NODE, KUBE_EVENT_ADDED,
+              "{\"metadata\":{\"name\":\"n1\"},\"status\":{\"allocatable\":{"
+              "\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"110\"},"
+              "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\","
+              "\"lastHeartbeatTime\":\"2023-01-01T00:00:00Z\"}]}}");
+        apply(&f.sink, KUBE_KIND_POD, KUBE_EVENT_ADDED,
+              pod_json("p", "", "me", "8", "x"));
+        pthread_mutex_lock(&f.s.lock);
+        it = sched_queue_pop(&f.s.q);
+        pthread_mutex_unlock(&f.s.lock);
+        apply(
+            &f.sink, KUBE_KIND_NODE, KUBE_EVENT_MODIFIED,
+            "{\"metadata\":{\"name\":\"n1\",\"resourceVersion\":\"9\"},"
+            "\"status\":{\"allocatable\":{\"cpu\":\"4\",\"memory\":\"8Gi\","
+            "\"pods\":\"110\"},\"conditions\":[{\"type\":\"Ready\",\"status\":"
+            "\"True\",\"lastHeartbeatTime\":\"2024-01-01T00:00:00Z\"}]}}");
+        pthread_mutex_lock(&f.s.lock);
+        sched_queue_requeue(&f.s.q, it, 0);
+        pthread_mutex_unlock(&f.s.lock);
+        if (sched_queue_find(&f.s.q, "default/p")->state != cases[i].want)
+            fail_msg("as %s: state %d, want %d",
+                     kpe_semantics_name(cases[i].sem),
+                     (int)sched_queue_find(&f.s.q, "default/p")->state,
+                     (int)cases[i].want);
+        fixture_down(&f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -619,6 +676,7 @@ int main(void)
         cmocka_unit_test(sink_should_move_affine_pods_when_a_bound_pod_matches),
         cmocka_unit_test(
             sink_should_send_a_failing_pod_to_backoff_after_a_bind),
+        cmocka_unit_test(node_update_should_be_a_move_request_as_1_20),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

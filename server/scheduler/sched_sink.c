@@ -179,6 +179,23 @@ static bool kind_moves_pods(enum kube_kind k, enum kube_event_type t)
     }
 }
 
+/*
+ * v1.20.2's updateNodeInCache moves every pod (MoveAllToActiveOrBackoffQueue
+ * with the Unknown event) on any update of a node while no pod is
+ * unschedulable, so a pod in flight that fails goes to backoff; #98899
+ * (v1.21) dropped that, moving only when the node changed what filters
+ * read.
+ */
+static bool no_unschedulable(struct scheduler *s)
+{
+    bool none;
+
+    pthread_mutex_lock(&s->lock);
+    none = sched_queue_len(&s->q, SCHED_Q_UNSCHEDULABLE) == 0;
+    pthread_mutex_unlock(&s->lock);
+    return none;
+}
+
 /* ---- the sink: the cache first, then us ---- */
 
 static void sink_begin(void *arg, enum kube_kind kind)
@@ -229,6 +246,9 @@ static int sink_apply(void *arg, enum kube_kind kind,
 
             if (ev[i].type != KUBE_EVENT_DELETED && name &&
                 sched_node_sig_changed(s, name, sched_node_sig(ev[i].object)))
+                move = true;
+            else if (ev[i].type == KUBE_EVENT_MODIFIED &&
+                     s->app->semantics < KPE_SEM_1_21 && no_unschedulable(s))
                 move = true;
         } else if (kind_moves_pods(kind, ev[i].type)) {
             move = true;

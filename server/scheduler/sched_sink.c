@@ -46,25 +46,51 @@ static void pod_key(const cJSON *obj, char *key, size_t sz)
 }
 
 /* An assigned pod and its namespace's labels, for affinity_match. */
+/* A bound pod's event, decoded only once a waiting pod needs it. */
 struct assigned {
-    const struct kube_pod *pod;
-    const struct kube_labels *ns_labels;
+    const cJSON *obj;
+    const struct cluster *cluster; /* read-locked: the namespaces' labels */
     enum kpe_semantics semantics;
+    struct sched_pod *sp; /* decoded, or NULL */
+    const struct kube_labels *ns_labels;
+    bool failed; /* not decodable: nothing moves */
 };
 
-/* A waiting pod with a required pod affinity term the assigned pod
- * matches (getUnschedulablePodsWithMatchingAffinityTerm, v1.20.2
+static const struct kube_pod *assigned_pod(struct assigned *a)
+{
+    const struct kube_namespace *ns;
+    struct err e = { "" };
+    uint64_t hash;
+
+    if (a->sp || a->failed)
+        return a->sp ? &a->sp->pod : NULL;
+    a->sp = sched_pod_decode(a->obj, &hash, &e);
+    if (!a->sp) {
+        a->failed = true;
+        LOG_WARN("bound pod not decoded, no waiting pod moved: %s", e.msg);
+        return NULL;
+    }
+    ns = cluster_namespace(a->cluster, a->sp->pod.namespace);
+    a->ns_labels = ns ? &ns->labels : NULL;
+    return &a->sp->pod;
+}
+
+/* A waiting pod with a required pod affinity term the bound pod matches
+ * (getUnschedulablePodsWithMatchingAffinityTerm, v1.20.2
  * internal/queue/scheduling_queue.go; v1.22 the same with the term's
  * namespaceSelector). */
 static bool affinity_match(const struct sched_qitem *it, void *arg)
 {
-    const struct assigned *a = arg;
+    struct assigned *a = arg;
     const struct sched_pod *sp = it->payload;
     const struct kube_pod_affinity *pa = &sp->pod.affinity.pod_affinity;
+    const struct kube_pod *bound;
     size_t i;
 
+    if (!pa->n_required || !(bound = assigned_pod(a)))
+        return false;
     for (i = 0; i < pa->n_required; i++)
-        if (pred_ipa_existing_term_matches(&sp->pod, &pa->required[i], a->pod,
+        if (pred_ipa_existing_term_matches(&sp->pod, &pa->required[i], bound,
                                            a->ns_labels, a->semantics))
             return true;
     return false;
@@ -75,42 +101,21 @@ static bool affinity_match(const struct sched_qitem *it, void *arg)
  * v1.20.2 and v1.22 eventhandlers.go addPodToCache, updatePodInCache; our
  * own binds arrive so too): the unschedulable pods whose required affinity
  * it may satisfy move, and a pod in flight that fails goes to backoff.
- * The pod is decoded only when some pod waits. The cache's read lock is
- * taken before ours, never after (no path holds ours and asks the cache).
+ * The cache's read lock is taken before ours, never after (no path holds
+ * ours and asks the cache).
  */
 static void assigned_pod_event(struct scheduler *s, const cJSON *obj,
                                double now)
 {
-    struct assigned a = { NULL, NULL, s->app->semantics };
-    const struct kube_namespace *ns;
-    const struct cluster *c;
-    struct sched_pod *sp;
-    struct err e = { "" };
-    uint64_t hash;
-    bool waiting;
+    struct assigned a = { obj, NULL, s->app->semantics, NULL, NULL, false };
 
+    a.cluster = kube_cache_read_lock(s->cache);
     pthread_mutex_lock(&s->lock);
-    waiting = sched_queue_len(&s->q, SCHED_Q_UNSCHEDULABLE) > 0;
-    if (!waiting)
-        sched_queue_move_if(&s->q, now, NULL, NULL); /* nothing to move */
-    pthread_mutex_unlock(&s->lock);
-    if (!waiting)
-        return;
-    sp = sched_pod_decode(obj, &hash, &e);
-    if (!sp) {
-        LOG_WARN("assigned pod: not decoded, no pod moved: %s", e.msg);
-        return;
-    }
-    c = kube_cache_read_lock(s->cache);
-    ns = cluster_namespace(c, sp->pod.namespace);
-    a.pod = &sp->pod;
-    a.ns_labels = ns ? &ns->labels : NULL;
-    pthread_mutex_lock(&s->lock);
-    sched_queue_move_if(&s->q, now, affinity_match, &a);
-    pthread_cond_signal(&s->cond);
+    if (sched_queue_move_if(&s->q, now, affinity_match, &a))
+        pthread_cond_signal(&s->cond);
     pthread_mutex_unlock(&s->lock);
     kube_cache_read_unlock(s->cache);
-    sched_pod_release(sp);
+    sched_pod_release(a.sp);
 }
 
 /* One pod event: queue, update or forget it; a deleted bound pod frees

@@ -45,7 +45,6 @@ static void pod_key(const cJSON *obj, char *key, size_t sz)
              sched_jstr(meta, "name") ? sched_jstr(meta, "name") : "");
 }
 
-/* An assigned pod and its namespace's labels, for affinity_match. */
 /* A bound pod's event, decoded only once a waiting pod needs it. */
 struct assigned {
     const cJSON *obj;

@@ -151,9 +151,9 @@ e2e: $(BIN)
 	@bin=$$(tests/e2e/k8s-build.sh) && \
 	    KPE_BIN=$(BIN) python3 tests/e2e/run.py "$$bin/bin" $(E2E_SUITES)
 
-# Issue 25's differential test against kube-scheduler v1.20.2 (seeded
-# random clusters; KPE_E2E_SEED replays one): not in `make e2e` until the
-# --semantics switch it judges is complete.
+# Issue 25's differential test against kube-scheduler v1.20.2 alone (it is
+# part of `make e2e` too; seeded random clusters: KPE_E2E_SEED replays one,
+# KPE_E2E_CASES sets the cases per Policy).
 e2e-semantics: $(BIN)
 	@bin=$$(tests/e2e/k8s-build.sh) && \
 	    KPE_BIN=$(BIN) python3 tests/e2e/run.py "$$bin/bin" suite_semantics

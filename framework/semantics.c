@@ -44,3 +44,10 @@ int kpe_semantics_parse(const char *where, const char *s,
     return err_set(e, "%s: invalid value %s: expected " KPE_SEM_ACCEPTED, where,
                    err_quote(q, sizeof(q), s ? s : "", 40));
 }
+
+const struct kube_label_selector *
+kpe_term_namespace_selector(const struct kube_pod_affinity_term *t,
+                            enum kpe_semantics s)
+{
+    return s >= KPE_SEM_1_22 ? t->namespace_selector : NULL;
+}

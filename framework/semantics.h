@@ -13,6 +13,7 @@
 #define FRAMEWORK_SEMANTICS_H
 
 #include "kube/base/err.h"
+#include "kube/model/types.h"
 
 enum kpe_semantics {
     KPE_SEM_1_20 = -2,
@@ -32,5 +33,16 @@ const char *kpe_semantics_name(enum kpe_semantics s);
  */
 int kpe_semantics_parse(const char *where, const char *s,
                         enum kpe_semantics *out, struct err *e);
+
+/*
+ * A pod (anti-)affinity term's namespaceSelector as release s sees it
+ * (docs/VERSION-SEMANTICS.md D11): v1.20 has no such field and v1.21's
+ * PodAffinityNamespaceSelector gate is alpha, off, so their API servers
+ * drop it and the term means its namespaces (or its pod's own); from v1.22
+ * (beta, on) it is the term's. NULL when absent or not seen.
+ */
+const struct kube_label_selector *
+kpe_term_namespace_selector(const struct kube_pod_affinity_term *t,
+                            enum kpe_semantics s);
 
 #endif

@@ -27,6 +27,7 @@ struct prio_slot {
     unsigned origin;
     int64_t weight;
     struct prio_args args;
+    const struct policy_loc *arg_loc; /* the entry args came from, or NULL */
     struct policy_strlist names;
 };
 
@@ -294,6 +295,8 @@ static int resolve_prio_entry(struct rctx *c, size_t idx)
         err_prefix(c->e, "%s: ", at(c, &pe->loc, "argument"));
         return -1;
     }
+    if (d->parse_args)
+        s->arg_loc = &pe->loc;
     c->entry_key[idx] = prio_index(d);
     return push_name(c, &s->names, name);
 }
@@ -419,6 +422,44 @@ static void label_conflicts(struct strbuf *b, size_t *n,
     }
 }
 
+/* "[a b]": Go's %+v of a []string. */
+static void go_list(struct strbuf *b, const struct policy_strlist *l)
+{
+    size_t i;
+
+    strbuf_add(b, "[");
+    for (i = 0; i < l->n; i++)
+        strbuf_printf(b, "%s%s", i ? " " : "", l->v[i]);
+    strbuf_add(b, "]");
+}
+
+/*
+ * v1.20.2's validateNoConflict (validation_pluginargs.go, called by
+ * ValidateNodeLabelArgs for the required pair, then the preferred one):
+ * the first absent label also present, as one sentence. 1 when found.
+ */
+static int label_conflict_v120(struct strbuf *b,
+                               const struct policy_strlist *present,
+                               const struct policy_strlist *absent)
+{
+    size_t i, j;
+
+    for (i = 0; i < absent->n; i++)
+        for (j = 0; j < present->n; j++) {
+            if (strcmp(present->v[j], absent->v[i]))
+                continue;
+            strbuf_add(b, "detecting at least one label (e.g., ");
+            quote_go(b, absent->v[i]);
+            strbuf_add(b, ") that exist in both the present(");
+            go_list(b, present);
+            strbuf_add(b, ") and absent(");
+            go_list(b, absent);
+            strbuf_add(b, ") label list");
+            return 1;
+        }
+    return 0;
+}
+
 static int check_node_label_args(struct rctx *c)
 {
     const struct pred_slot *ps =
@@ -436,10 +477,15 @@ static int check_node_label_args(struct rctx *c)
     strbuf_init(&b, PBUF_MAX);
     pl = pl ? pl : &empty;
     rl = rl ? rl : &empty;
-    label_conflicts(&b, &n, &pl->present, &pl->absent, "presentLabels",
-                    "absentLabels");
-    label_conflicts(&b, &n, &rl->present, &rl->absent,
-                    "presentLabelsPreference", "absentLabelsPreference");
+    if (c->p->semantics < KPE_SEM_1_22) { /* D4; 1.21 believed as 1.20 */
+        n = (size_t)(label_conflict_v120(&b, &pl->present, &pl->absent) ||
+                     label_conflict_v120(&b, &rl->present, &rl->absent));
+    } else {
+        label_conflicts(&b, &n, &pl->present, &pl->absent, "presentLabels",
+                        "absentLabels");
+        label_conflicts(&b, &n, &rl->present, &rl->absent,
+                        "presentLabelsPreference", "absentLabelsPreference");
+    }
     if (n)
         rc =
             err_set(c->e, n > 1 ? "NodeLabel args: [%s]" : "NodeLabel args: %s",
@@ -554,7 +600,7 @@ static int build_prios(struct rctx *c)
      * and EvenPodsSpreadPriority's PodTopologySpread defaults to List. */
     bool fold = !(p->gates & POLICY_GATE_DEFAULT_POD_TOPOLOGY_SPREAD_OFF);
     const struct prio_policy_facts facts = { p->hard_pod_affinity_weight,
-                                             fold && sel_on };
+                                             fold && sel_on, p->semantics };
 
     p->prios = arena_calloc(&p->arena, n, sizeof(*p->prios));
     if (!p->prios)
@@ -574,10 +620,14 @@ static int build_prios(struct rctx *c)
         u->n_names = s->names.n;
         u->origin = s->origin;
         p->needs |= rows[i]->needs;
-        if (unit_weight(c, rows[i], s, &u->weight) ||
-            (rows[i]->finish &&
-             rows[i]->finish(&u->args, &facts, &p->arena, c->e)))
+        if (unit_weight(c, rows[i], s, &u->weight))
             return -1;
+        if (rows[i]->finish &&
+            rows[i]->finish(&u->args, &facts, &p->arena, c->e)) {
+            if (s->arg_loc)
+                err_prefix(c->e, "%s: ", at(c, s->arg_loc, "argument"));
+            return -1;
+        }
         /* EvenPodsSpreadPriority sorts first: its weight is kept even when
          * SelectorSpreadPriority also maps here (9.3 quirk); the System
          * defaulting of SelectorSpreadPriority wins (facts). */

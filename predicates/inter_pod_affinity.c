@@ -65,7 +65,8 @@ static int count_existing_anti(const struct pred_cycle *cy, struct ipa_state *s)
                 continue;
             for (k = 0; k < anti->n_required; k++)
                 if (pred_ipa_existing_term_matches(x, &anti->required[k],
-                                                   cy->pod, ns_labels) &&
+                                                   cy->pod, ns_labels,
+                                                   cy->semantics) &&
                     bump(&s->existing_anti, ni->node,
                          anti->required[k].topology_key) < 0)
                     return -1;
@@ -124,9 +125,10 @@ enum pred_code pred_inter_pod_affinity_prefilter(struct pred_cycle *cy,
     s->n_affinity = aff->n_required;
     s->n_anti = anti->n_required;
     if (pred_ipa_terms_build(cy->arena, cy->cluster, pod, aff->required,
-                             aff->n_required, &s->affinity) < 0 ||
+                             aff->n_required, cy->semantics,
+                             &s->affinity) < 0 ||
         pred_ipa_terms_build(cy->arena, cy->cluster, pod, anti->required,
-                             anti->n_required, &s->anti) < 0 ||
+                             anti->n_required, cy->semantics, &s->anti) < 0 ||
         count_existing_anti(cy, s) < 0 || count_incoming(cy->cluster, s) < 0)
         return pred_fail(r, PRED_ERROR, "out of memory");
     s->self_matches = pred_ipa_terms_match_all(s->affinity, s->n_affinity, pod);

@@ -13,6 +13,7 @@
 
 #include "kube/base/arena.h"
 #include "kube/cluster/cluster.h"
+#include "framework/semantics.h"
 #include "kube/model/types.h"
 
 /*
@@ -39,12 +40,13 @@ const char *pred_ipa_parse_error(struct arena *a, const struct kube_pod *pod);
 
 /*
  * Resolve the pod's n terms in[] against the cluster's Namespaces into
- * *out (from a). Returns 0, or -1 when a runs out of memory.
+ * *out (from a), the namespaceSelector as release sem sees it (D11).
+ * Returns 0, or -1 when a runs out of memory.
  */
 int pred_ipa_terms_build(struct arena *a, const struct cluster *c,
                          const struct kube_pod *pod,
                          const struct kube_pod_affinity_term *in, size_t n,
-                         struct pred_ipa_term **out);
+                         enum kpe_semantics sem, struct pred_ipa_term **out);
 
 /* p is in t's namespace scope and t's selector matches p's labels. */
 bool pred_ipa_term_matches(const struct pred_ipa_term *t,
@@ -59,12 +61,14 @@ bool pred_ipa_terms_valid(const struct kube_pod_affinity_term *t, size_t n);
 
 /*
  * An existing pod's (owner's) term against the incoming pod, whose
- * namespace has labels ns_labels (AffinityTerm.Matches).
+ * namespace has labels ns_labels (AffinityTerm.Matches); the
+ * namespaceSelector as release sem sees it (D11).
  */
 bool pred_ipa_existing_term_matches(const struct kube_pod *owner,
                                     const struct kube_pod_affinity_term *t,
                                     const struct kube_pod *pod,
-                                    const struct kube_labels *ns_labels);
+                                    const struct kube_labels *ns_labels,
+                                    enum kpe_semantics sem);
 
 /* ---- the prefilter state, read-only ---- */
 

@@ -99,9 +99,10 @@ static size_t sort_unique(const char **v, size_t n)
 static int build_one(struct arena *a, const struct cluster *c,
                      const struct kube_pod *pod,
                      const struct kube_pod_affinity_term *in,
-                     struct pred_ipa_term *t)
+                     enum kpe_semantics sem, struct pred_ipa_term *t)
 {
-    const struct kube_label_selector *nss = in->namespace_selector;
+    const struct kube_label_selector *nss =
+        kpe_term_namespace_selector(in, sem);
     size_t n_ns = c && c->objs ? c->objs->n_namespaces : 0;
     size_t i, n = 0;
 
@@ -130,7 +131,7 @@ static int build_one(struct arena *a, const struct cluster *c,
 int pred_ipa_terms_build(struct arena *a, const struct cluster *c,
                          const struct kube_pod *pod,
                          const struct kube_pod_affinity_term *in, size_t n,
-                         struct pred_ipa_term **out)
+                         enum kpe_semantics sem, struct pred_ipa_term **out)
 {
     size_t i;
 
@@ -138,7 +139,7 @@ int pred_ipa_terms_build(struct arena *a, const struct cluster *c,
     if (!*out)
         return -1;
     for (i = 0; i < n; i++)
-        if (build_one(a, c, pod, &in[i], &(*out)[i]) < 0)
+        if (build_one(a, c, pod, &in[i], sem, &(*out)[i]) < 0)
             return -1;
     return 0;
 }
@@ -169,17 +170,19 @@ bool pred_ipa_terms_match_all(const struct pred_ipa_term *t, size_t n,
 bool pred_ipa_existing_term_matches(const struct kube_pod *owner,
                                     const struct kube_pod_affinity_term *t,
                                     const struct kube_pod *pod,
-                                    const struct kube_labels *ns_labels)
+                                    const struct kube_labels *ns_labels,
+                                    enum kpe_semantics sem)
 {
+    const struct kube_label_selector *nss = kpe_term_namespace_selector(t, sem);
     bool in_scope = false;
     size_t i;
 
-    if (!t->n_namespaces && !t->namespace_selector)
+    if (!t->n_namespaces && !nss)
         in_scope = !strcmp(owner->namespace, pod->namespace);
     for (i = 0; !in_scope && i < t->n_namespaces; i++)
         in_scope = !strcmp(t->namespaces[i], pod->namespace);
-    if (!in_scope && t->namespace_selector)
-        in_scope = kube_label_selector_matches(
-            t->namespace_selector, ns_labels ? ns_labels : &no_labels);
+    if (!in_scope && nss)
+        in_scope = kube_label_selector_matches(nss, ns_labels ? ns_labels
+                                                              : &no_labels);
     return in_scope && kube_label_selector_matches(t->selector, &pod->labels);
 }

@@ -178,7 +178,7 @@ static enum pred_code run(const struct provider *p, const struct pred_cycle *cy,
         return r->code;
     if (!want.n)
         return PRED_FIT;
-    pred_vol_gates_load(&gates);
+    pred_vol_gates_load(&gates, cy->semantics);
     if (pred_vol_migration_on(
             &gates, cluster_csi_node(cy->cluster, ni->node->name), p->plugin))
         return PRED_FIT;

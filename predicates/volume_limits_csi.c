@@ -175,7 +175,7 @@ enum pred_code pred_node_volume_limits_filter(const struct pred_cycle *cy,
         return PRED_FIT;
     x.cy = cy;
     x.cn = cluster_csi_node(cy->cluster, ni->node->name);
-    pred_vol_gates_load(&x.gates);
+    pred_vol_gates_load(&x.gates, cy->semantics);
     pred_vol_set_init(&want, cy->arena);
     if (collect(&x, cy->pod, true, &want, r) != PRED_FIT || !want.n)
         return r->code;

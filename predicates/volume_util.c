@@ -93,7 +93,7 @@ static void apply_gate(struct pred_vol_gates *g, const char *s, size_t len)
     }
 }
 
-void pred_vol_gates_load(struct pred_vol_gates *g)
+void pred_vol_gates_load(struct pred_vol_gates *g, enum kpe_semantics sem)
 {
     const char *env = getenv("KPE_FEATURE_GATES");
 
@@ -101,7 +101,9 @@ void pred_vol_gates_load(struct pred_vol_gates *g)
     g->aws = false;
     g->gce = false;
     g->azure_disk = false;
-    g->openstack = true;
+    /* beta and off in v1.20.2 (pkg/features/kube_features.go), on from
+     * v1.21.0 (#98538, its "Urgent Upgrade Notes"): D11 */
+    g->openstack = sem >= KPE_SEM_1_21;
     while (env && *env) {
         const char *end = strchr(env, ',');
         size_t len = end ? (size_t)(end - env) : strlen(env);

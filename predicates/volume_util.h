@@ -65,8 +65,9 @@ const char *pred_vol_claim_name(const struct kube_volume *v,
                                 enum kpe_semantics sem);
 
 /*
- * The feature gates v1.22 consults for CSI migration. Defaults are v1.22's
- * (CSIMigration and CSIMigrationOpenStack on; AWS, GCE and AzureDisk off);
+ * The feature gates v1.22 consults for CSI migration. Defaults are release
+ * sem's: CSIMigration on, AWS, GCE and AzureDisk off, CSIMigrationOpenStack
+ * on from 1.21 (off in v1.20.2, D11);
  * the environment variable KPE_FEATURE_GATES, written like kube-scheduler's
  * --feature-gates ("CSIMigrationAWS=true,CSIMigrationGCE=false"), overrides
  * them so the extender can mirror a scheduler run with other gates.
@@ -79,7 +80,7 @@ struct pred_vol_gates {
     bool openstack;
 };
 
-void pred_vol_gates_load(struct pred_vol_gates *g);
+void pred_vol_gates_load(struct pred_vol_gates *g, enum kpe_semantics sem);
 
 /*
  * isCSIMigrationOn: the gates for plugin are on and the CSINode (NULL:

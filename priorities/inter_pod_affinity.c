@@ -49,6 +49,8 @@ static bool same(const char *a, const char *b)
 static int resolve_term(struct prio_cycle *cy, struct in_term *it)
 {
     const struct kube_pod_affinity_term *t = it->t;
+    const struct kube_label_selector *nss =
+        kpe_term_namespace_selector(t, cy->semantics);
     const struct kube_objects *o = cy->cluster->objs;
     size_t i;
 
@@ -56,21 +58,20 @@ static int resolve_term(struct prio_cycle *cy, struct in_term *it)
                           sizeof(*it->ns));
     if (!it->ns)
         return -1;
-    if (!t->n_namespaces && !t->namespace_selector) {
+    if (!t->n_namespaces && !nss) {
         it->ns[it->n_ns++] = cy->pod->namespace;
         return 0;
     }
     for (i = 0; i < t->n_namespaces; i++)
         it->ns[it->n_ns++] = t->namespaces[i];
-    if (!t->namespace_selector)
+    if (!nss)
         return 0;
-    if (!t->namespace_selector->n_reqs) {
+    if (!nss->n_reqs) {
         it->all_namespaces = true;
         return 0;
     }
     for (i = 0; i < o->n_namespaces; i++) {
-        if (kube_label_selector_matches(t->namespace_selector,
-                                        &o->namespaces[i]->labels))
+        if (kube_label_selector_matches(nss, &o->namespaces[i]->labels))
             it->ns[it->n_ns++] = o->namespaces[i]->name;
     }
     return 0;
@@ -169,10 +170,11 @@ static int process_entries(struct prio_cycle *cy, struct ipa_state *s,
         }
         t = term_index_get(x, en->term);
         if (!match[en->term])
-            match[en->term] = prio_term_matches_incoming(
-                                  &s->ns_labels, t->owner_ns, t->term, cy->pod)
-                                  ? 1
-                                  : 2;
+            match[en->term] =
+                prio_term_matches_incoming(&s->ns_labels, t->owner_ns, t->term,
+                                           cy->pod, cy->semantics)
+                    ? 1
+                    : 2;
         if (match[en->term] == 1 &&
             add_at(cy, s, ni->node, t->term->topology_key, w) < 0)
             return -1;

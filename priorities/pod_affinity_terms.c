@@ -40,19 +40,20 @@ const char *prio_pod_affinity_parse_error(const struct kube_pod *p)
 bool prio_term_matches_incoming(const struct kube_labels *ns_labels,
                                 const char *owner_ns,
                                 const struct kube_pod_affinity_term *t,
-                                const struct kube_pod *in)
+                                const struct kube_pod *in,
+                                enum kpe_semantics sem)
 {
+    const struct kube_label_selector *nss = kpe_term_namespace_selector(t, sem);
     bool ns_ok = false;
     size_t i;
 
-    if (!t->n_namespaces && !t->namespace_selector) {
+    if (!t->n_namespaces && !nss) {
         ns_ok = same(owner_ns, in->namespace);
     } else {
         for (i = 0; i < t->n_namespaces && !ns_ok; i++)
             ns_ok = same(t->namespaces[i], in->namespace);
-        if (!ns_ok && t->namespace_selector)
-            ns_ok =
-                kube_label_selector_matches(t->namespace_selector, ns_labels);
+        if (!ns_ok && nss)
+            ns_ok = kube_label_selector_matches(nss, ns_labels);
     }
     return ns_ok && kube_label_selector_matches(t->selector, &in->labels);
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 
+#include "framework/semantics.h"
 #include "kube/model/types.h"
 
 /*
@@ -19,13 +20,15 @@ const char *prio_pod_affinity_parse_error(const struct kube_pod *p);
 /*
  * An existing pod's term against the incoming pod: the term's namespaces
  * (by default owner_ns, its owner's) or its namespaceSelector against
- * ns_labels, the incoming pod's namespace labels; then its label selector.
+ * ns_labels, the incoming pod's namespace labels (the namespaceSelector
+ * as release sem sees it, D11); then its label selector.
  * Which existing terms count, and whether their lists parse, is decided
  * as pods are accounted (struct aff_entry in kube/cluster/cluster.h).
  */
 bool prio_term_matches_incoming(const struct kube_labels *ns_labels,
                                 const char *owner_ns,
                                 const struct kube_pod_affinity_term *t,
-                                const struct kube_pod *in);
+                                const struct kube_pod *in,
+                                enum kpe_semantics sem);
 
 #endif

@@ -22,6 +22,7 @@
 #include "framework/high_comm_arg.h"
 #include "framework/plugin.h"
 #include "framework/registry.h"
+#include "framework/semantics.h"
 #include "priorities/plugins.h"
 
 /* ---- row flags ---- */
@@ -47,7 +48,8 @@ typedef int prio_parse_args_fn(const void *written, struct arena *a,
 /* What the Policy decides for a priority beyond its entries. */
 struct prio_policy_facts {
     int32_t hard_pod_affinity_weight; /* hardPodAffinitySymmetricWeight */
-    bool spread_system; /* PodTopologySpread's defaulting is System */
+    bool spread_system;           /* PodTopologySpread's defaulting is System */
+    enum kpe_semantics semantics; /* whose argument validation applies */
 };
 
 /*

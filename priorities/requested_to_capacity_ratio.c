@@ -101,7 +101,61 @@ const struct prio_plugin prio_plugin_requested_to_capacity_ratio = {
 };
 
 /*
- * ValidateRequestedToCapacityRatioArgs: shape non-empty, utilizations
+ * v1.20.2's ValidateRequestedToCapacityRatioArgs (validation_pluginargs.go:
+ * validateFunctionShape, then validateResourcesNoMax): the first problem
+ * only, as a plain sentence; the score bound is MaxCustomPriorityScore
+ * (10). docs/VERSION-SEMANTICS.md D4: v1.21 is believed to keep them.
+ */
+static int validate_rtcr_v120(const struct policy_shape_point *shape,
+                              size_t n_shape, const struct policy_resource *res,
+                              size_t n_res, struct err *e)
+{
+    static const char pre[] = "RequestedToCapacityRatio args: ";
+    size_t i;
+
+    if (n_shape == 0)
+        return err_set(e, "%sat least one point must be specified", pre);
+    for (i = 1; i < n_shape; i++)
+        if (shape[i - 1].utilization >= shape[i].utilization)
+            return err_set(e,
+                           "%sutilization values must be sorted. "
+                           "Utilization[%zu]==%d >= Utilization[%zu]==%d",
+                           pre, i - 1, (int)shape[i - 1].utilization, i,
+                           (int)shape[i].utilization);
+    for (i = 0; i < n_shape; i++) {
+        if (shape[i].utilization < 0)
+            return err_set(e,
+                           "%sutilization values must not be less than 0. "
+                           "Utilization[%zu]==%d",
+                           pre, i, (int)shape[i].utilization);
+        if (shape[i].utilization > MAX_UTILIZATION)
+            return err_set(e,
+                           "%sutilization values must not be greater than "
+                           "100. Utilization[%zu]==%d",
+                           pre, i, (int)shape[i].utilization);
+        if (shape[i].score < 0)
+            return err_set(e,
+                           "%sscore values must not be less than 0. "
+                           "Score[%zu]==%d",
+                           pre, i, (int)shape[i].score);
+        if (shape[i].score > PRIO_MAX_CUSTOM_SCORE)
+            return err_set(e,
+                           "%sscore values must not be greater than 10. "
+                           "Score[%zu]==%d",
+                           pre, i, (int)shape[i].score);
+    }
+    for (i = 0; i < n_res; i++)
+        if (res[i].weight < 1)
+            return err_set(e,
+                           "%sresource %s weight %lld must not be less "
+                           "than 1",
+                           pre, res[i].name ? res[i].name : "",
+                           (long long)res[i].weight);
+    return 0;
+}
+
+/*
+ * v1.22's ValidateRequestedToCapacityRatioArgs: shape non-empty, utilizations
  * strictly increasing (first offence only), utilization in [0, 100], score
  * in [0, 10], resource weights >= 1. Errors aggregate as "[a, b]".
  */
@@ -214,8 +268,8 @@ static const struct kpe_arg_schema rtcr_schema = {
 
 /*
  * requestedToCapacityRatioArguments: shape and resources copied as given
- * (no defaulting on the legacy path), then checked as the plugin's args
- * validation does (validation_pluginargs.go).
+ * (no defaulting on the legacy path); checked in finish_rtcr, once the
+ * last entry is known, as the plugin's construction does.
  */
 static int parse_rtcr_args(const void *written, struct arena *a,
                            struct prio_args *out, struct err *e)
@@ -234,7 +288,26 @@ static int parse_rtcr_args(const void *written, struct arena *a,
     v->n_resources = r->n_resources;
     v->rtcr = true;
     out->value = v;
-    return validate_rtcr(r->shape, r->n_shape, r->resources, r->n_resources, e);
+    return 0;
+}
+
+/*
+ * The plugin's args validation (validation_pluginargs.go), run when the
+ * plugin is built from the last entry's arguments: v1.20.2's sentences for
+ * 1.20 and 1.21 (D4), v1.22's field list for 1.22.
+ */
+static int finish_rtcr(struct prio_args *out, const struct prio_policy_facts *f,
+                       struct arena *a, struct err *e)
+{
+    const struct prio_resources_arg *v = out->value;
+
+    (void)a;
+    if (!v)
+        return 0;
+    if (f->semantics < KPE_SEM_1_22)
+        return validate_rtcr_v120(v->shape, v->n_shape, v->resources,
+                                  v->n_resources, e);
+    return validate_rtcr(v->shape, v->n_shape, v->resources, v->n_resources, e);
 }
 
 /* The typed arguments, as check shows them. */
@@ -265,6 +338,7 @@ const struct prio_def prio_requested_to_capacity_ratio = {
     .args = &rtcr_schema,
     .resolved = &rtcr_resolved,
     .parse_args = parse_rtcr_args,
+    .finish = finish_rtcr,
     .fit_strategy = "RequestedToCapacityRatio",
     .plugins = { &prio_plugin_requested_to_capacity_ratio },
     .own = NULL,

@@ -654,6 +654,115 @@ static void name_errors_should_follow_the_semantics(void **state)
     }
 }
 
+/*
+ * D4 (docs/VERSION-SEMANTICS.md): v1.20.2's plugin-argument validation
+ * (validation_pluginargs.go: ValidateRequestedToCapacityRatioArgs with
+ * validateFunctionShape and validateResourcesNoMax; ValidateNodeLabelArgs
+ * with validateNoConflict; their rows in validation_pluginargs_test.go)
+ * stops at the first problem and says it in a sentence; v1.22 lists field
+ * errors. 1.21 is believed to keep v1.20.2's (Q4). The RTCR arguments are
+ * checked as the plugin is built, from the last entry.
+ */
+static void argument_errors_should_follow_the_semantics(void **state)
+{
+    static const struct {
+        const char *json;
+        const char *v120, *v122;
+    } cases[] = {
+        { PRIOS("{\"name\":\"R\",\"weight\":1,\"argument\":{"
+                "\"requestedToCapacityRatioArguments\":{}}}"),
+          "t.json: priorities[0].argument: RequestedToCapacityRatio args: at "
+          "least one point must be specified",
+          "t.json: priorities[0].argument: RequestedToCapacityRatio args: "
+          "shape: Required value: at least one point must be specified" },
+        { PRIOS("{\"name\":\"R\",\"weight\":1,\"argument\":{"
+                "\"requestedToCapacityRatioArguments\":{\"shape\":[{"
+                "\"utilization\":50,\"score\":11},{\"utilization\":50,"
+                "\"score\":0}],\"resources\":[{\"name\":\"cpu\"}]}}}"),
+          "t.json: priorities[0].argument: RequestedToCapacityRatio args: "
+          "utilization values must be sorted. Utilization[0]==50 >= "
+          "Utilization[1]==50",
+          "t.json: priorities[0].argument: RequestedToCapacityRatio args: "
+          "[shape[1].utilization: Invalid value: 50: utilization values must "
+          "be sorted in increasing order, shape[0].score: Invalid value: 11: "
+          "not in valid range [0, 10], resources[0].weight: Invalid value: 0: "
+          "resource weight of cpu not in valid range [1, inf)]" },
+        { PRIOS("{\"name\":\"R\",\"weight\":1,\"argument\":{"
+                "\"requestedToCapacityRatioArguments\":{\"shape\":[{"
+                "\"utilization\":10,\"score\":-1}]}}}"),
+          "t.json: priorities[0].argument: RequestedToCapacityRatio args: "
+          "score values must not be less than 0. Score[0]==-1",
+          "t.json: priorities[0].argument: RequestedToCapacityRatio args: "
+          "shape[0].score: Invalid value: -1: not in valid range [0, 10]" },
+        { PRIOS("{\"name\":\"R\",\"weight\":1,\"argument\":{"
+                "\"requestedToCapacityRatioArguments\":{\"shape\":[{"
+                "\"utilization\":101,\"score\":1}],\"resources\":[{"
+                "\"name\":\"cpu\",\"weight\":0}]}}}"),
+          "t.json: priorities[0].argument: RequestedToCapacityRatio args: "
+          "utilization values must not be greater than 100. "
+          "Utilization[0]==101",
+          "t.json: priorities[0].argument: RequestedToCapacityRatio args: "
+          "[shape[0].utilization: Invalid value: 101: not in valid range [0, "
+          "100], resources[0].weight: Invalid value: 0: resource weight of cpu "
+          "not in valid range [1, inf)]" },
+        { PRIOS("{\"name\":\"R\",\"weight\":1,\"argument\":{"
+                "\"requestedToCapacityRatioArguments\":{\"shape\":[{"
+                "\"utilization\":0,\"score\":1}],\"resources\":[{"
+                "\"name\":\"cpu\",\"weight\":1},{\"name\":\"memory\","
+                "\"weight\":-2}]}}}"),
+          "t.json: priorities[0].argument: RequestedToCapacityRatio args: "
+          "resource memory weight -2 must not be less than 1",
+          "t.json: priorities[0].argument: RequestedToCapacityRatio args: "
+          "resources[1].weight: Invalid value: -2: resource weight of memory "
+          "not in valid range [1, inf)" },
+        { PREDS("{\"name\":\"A\",\"argument\":{\"labelsPresence\":{"
+                "\"labels\":[\"x\",\"foo\"],\"presence\":true}}},{\"name\":"
+                "\"B\",\"argument\":{\"labelsPresence\":{\"labels\":"
+                "[\"foo\",\"x\"],\"presence\":false}}}"),
+          "t.json: NodeLabel args: detecting at least one label (e.g., "
+          "\"foo\") that exist in both the present([x foo]) and absent([foo "
+          "x]) label list",
+          "t.json: NodeLabel args: [presentLabels[1]: Invalid value: \"foo\": "
+          "conflict with absentLabels[0], presentLabels[0]: Invalid value: "
+          "\"x\": conflict with absentLabels[1]]" },
+        { PRIOS("{\"name\":\"A\",\"weight\":1,\"argument\":{"
+                "\"labelPreference\":{\"label\":\"s\",\"presence\":true}}},"
+                "{\"name\":\"B\",\"weight\":1,\"argument\":{"
+                "\"labelPreference\":{\"label\":\"s\",\"presence\":false}}}"),
+          "t.json: NodeLabel args: detecting at least one label (e.g., "
+          "\"s\") that exist in both the present([s]) and absent([s]) label "
+          "list",
+          "t.json: NodeLabel args: presentLabelsPreference[0]: Invalid value: "
+          "\"s\": conflict with absentLabelsPreference[0]" },
+    };
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        static const enum kpe_semantics sems[] = { KPE_SEM_1_20, KPE_SEM_1_21,
+                                                   KPE_SEM_1_22 };
+        size_t k;
+
+        for (k = 0; k < 3; k++) {
+            struct policy_load_opts o = { .format = POLICY_FORMAT_JSON,
+                                          .semantics = sems[k] };
+            const char *want = k < 2 ? cases[i].v120 : cases[i].v122;
+            struct policy *p = NULL;
+            struct err e;
+
+            err_clear(&e);
+            assert_int_not_equal(policy_load_buffer("t.json", cases[i].json,
+                                                    strlen(cases[i].json), &o,
+                                                    &p, &e),
+                                 0);
+            assert_null(p);
+            if (strcmp(e.msg, want))
+                fail_msg("case %zu as %s:\n  got  %s\n  want %s", i,
+                         kpe_semantics_name(sems[k]), e.msg, want);
+        }
+    }
+}
+
 static void unknown_fields_should_fail_a_load(void **state)
 {
     static const struct vcase cases[] = {
@@ -737,6 +846,7 @@ int main(void)
         cmocka_unit_test(warnings_should_not_fail_a_load),
         cmocka_unit_test(unknown_fields_should_fail_a_load),
         cmocka_unit_test(name_errors_should_follow_the_semantics),
+        cmocka_unit_test(argument_errors_should_follow_the_semantics),
         cmocka_unit_test(extenders_should_decode_case_insensitively),
         cmocka_unit_test(extension_entries_should_resolve),
     };

@@ -395,9 +395,11 @@ static void limits_should_read_kube_max_pd_vols(void **state)
 #define TIGHT_NODE                                                             \
     "{'metadata':{'name':'node'},'status':{'allocatable':{'@K@':'1'}}}"
 
-/* Run "two volumes on a node allowing one" with a CSINode object. */
-static void check_migrated(const struct provider *p, const char *csinode,
-                           bool skipped, const char *what)
+/* Run "two volumes on a node allowing one" with a CSINode object, as
+ * release sem. */
+static void check_migrated_as(enum kpe_semantics sem, const struct provider *p,
+                              const char *csinode, bool skipped,
+                              const char *what)
 {
     struct arena a;
 
@@ -419,9 +421,15 @@ static void check_migrated(const struct provider *p, const char *csinode,
         c.node = subst(&a, TIGHT_NODE, p);
         c.want = skipped ? PRED_FIT : PRED_UNFIT;
         c.want_reasons = skipped ? NULL : PRED_REASON_MAX_VOLUME_COUNT;
-        vf_run(p->plugin, &c, extra);
+        vf_run_as(sem, p->plugin, &c, extra);
     }
     arena_destroy(&a);
+}
+
+static void check_migrated(const struct provider *p, const char *csinode,
+                           bool skipped, const char *what)
+{
+    check_migrated_as(KPE_SEM_DEFAULT, p, csinode, skipped, what);
 }
 
 /* non_csi.go IsMigrated with v1.22's default gates: only OpenStack (Cinder)
@@ -446,6 +454,19 @@ static void limits_should_defer_migrated_plugins_to_csi(void **state)
     setenv("KPE_FEATURE_GATES", "CSIMigrationOpenStack=false", 1);
     check_migrated(&providers[3], CSINODE("kubernetes.io/cinder"), false,
                    "cinder gate off");
+    unsetenv("KPE_FEATURE_GATES");
+    /* D11: CSIMigrationOpenStack is beta and off in v1.20.2
+     * (pkg/features/kube_features.go), on from v1.21.0 (#98538) */
+    check_migrated_as(KPE_SEM_1_20, &providers[3],
+                      CSINODE("kubernetes.io/cinder"), false,
+                      "cinder listed, 1.20: gate off by default");
+    check_migrated_as(KPE_SEM_1_21, &providers[3],
+                      CSINODE("kubernetes.io/cinder"), true,
+                      "cinder listed, 1.21: gate on by default");
+    setenv("KPE_FEATURE_GATES", "CSIMigrationOpenStack=true", 1);
+    check_migrated_as(KPE_SEM_1_20, &providers[3],
+                      CSINODE("kubernetes.io/cinder"), true,
+                      "cinder listed, 1.20 with the gate turned on");
     unsetenv("KPE_FEATURE_GATES");
 }
 

@@ -344,7 +344,8 @@ struct fixture {
     struct kube_informer_sink sink;
 };
 
-static void fixture_up(struct fixture *f)
+/* The scheduler as release sem (--semantics). */
+static void fixture_up_as(struct fixture *f, enum kpe_semantics sem)
 {
     struct sched_options o = { .scheduler_name = "me",
                                .seed = 1,
@@ -355,10 +356,16 @@ static void fixture_up(struct fixture *f)
     f->cache = kube_cache_new(0, &e);
     f->m = metrics_new();
     app_init(&f->app, "deploy/demo/policy.json", NULL, 0, 0);
+    f->app.semantics = sem;
     if (!f->cache || !f->m || app_load(&f->app, &e) < 0 ||
         sched_init(&f->s, &o, &f->app, f->cache, NULL, NULL, f->m, &e) < 0)
         fail_msg("fixture: %s", e.msg);
     sched_sink(&f->s, &f->sink);
+}
+
+static void fixture_up(struct fixture *f)
+{
+    fixture_up_as(f, KPE_SEM_DEFAULT);
 }
 
 static void fixture_down(struct fixture *f)
@@ -503,6 +510,156 @@ static void sink_should_move_unschedulable_pods_on_cluster_events(void **s)
     }
 }
 
+/* A pending pod "w" of ours whose required pod affinity wants l=x in the
+ * pod's own namespace (default). */
+static const char affine_pod[] =
+    "{\"metadata\":{\"name\":\"w\",\"namespace\":\"default\","
+    "\"uid\":\"u-w\"},\"spec\":{\"schedulerName\":\"me\","
+    "\"containers\":[{\"name\":\"c\"}],\"affinity\":{\"podAffinity\":{"
+    "\"requiredDuringSchedulingIgnoredDuringExecution\":[{\"labelSelector\":"
+    "{\"matchLabels\":{\"l\":\"x\"}},\"topologyKey\":\"zone\"}]}}},"
+    "\"status\":{\"phase\":\"Pending\"}}";
+
+/* An assigned pod o in namespace ns with label l=label. */
+static const char *assigned_json(const char *ns, const char *label)
+{
+    static char b[512];
+
+    snprintf(b, sizeof(b),
+             "{\"metadata\":{\"name\":\"o\",\"namespace\":\"%s\","
+             "\"uid\":\"u-o\",\"labels\":{\"l\":\"%s\"}},\"spec\":{"
+             "\"nodeName\":\"n1\",\"containers\":[{\"name\":\"c\"}]}}",
+             ns, label);
+    return b;
+}
+
+/* AssignedPodAdded / AssignedPodUpdated (v1.20.2 eventhandlers.go
+ * addPodToCache and updatePodInCache; scheduling_queue.go
+ * getUnschedulablePodsWithMatchingAffinityTerm, whose test is
+ * TestPriorityQueue_AssignedPodAdded): a bound pod's add or update moves
+ * the unschedulable pods with a required affinity term it matches, and
+ * only those. Before, a pod waiting for an affine pod was retried only
+ * after 60 s. */
+static void sink_should_move_affine_pods_when_a_bound_pod_matches(void **s)
+{
+    static const struct {
+        const char *name;
+        enum kube_event_type type;
+        const char *ns, *label;
+        bool moves;
+    } cases[] = {
+        { "matching pod bound (added)", KUBE_EVENT_ADDED, "default", "x",
+          true },
+        { "matching pod updated", KUBE_EVENT_MODIFIED, "default", "x", true },
+        { "pod with other labels", KUBE_EVENT_ADDED, "default", "y", false },
+        { "matching labels, other namespace", KUBE_EVENT_ADDED, "other", "x",
+          false },
+    };
+    size_t i;
+
+    (void)s;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct fixture f;
+        struct sched_qitem *it;
+
+        fixture_up(&f);
+        apply(&f.sink, KUBE_KIND_NODE, KUBE_EVENT_ADDED, node_json("n1", "4"));
+        apply(&f.sink, KUBE_KIND_POD, KUBE_EVENT_ADDED,
+              pod_json("p", "", "me", "1", "a"));
+        apply(&f.sink, KUBE_KIND_POD, KUBE_EVENT_ADDED, affine_pod);
+        pthread_mutex_lock(&f.s.lock);
+        while ((it = sched_queue_pop(&f.s.q)))
+            sched_queue_requeue(&f.s.q, it, -100);
+        pthread_mutex_unlock(&f.s.lock);
+        assert_int_equal(sched_pending(&f.s, SCHED_Q_UNSCHEDULABLE), 2);
+        apply(&f.sink, KUBE_KIND_POD, cases[i].type,
+              assigned_json(cases[i].ns, cases[i].label));
+        if (sched_pending(&f.s, SCHED_Q_ACTIVE) != (cases[i].moves ? 1u : 0u) ||
+            (cases[i].moves &&
+             sched_queue_find(&f.s.q, "default/w")->state != SCHED_Q_ACTIVE))
+            fail_msg("%s: active %zu, unschedulable %zu", cases[i].name,
+                     sched_pending(&f.s, SCHED_Q_ACTIVE),
+                     sched_pending(&f.s, SCHED_Q_UNSCHEDULABLE));
+        fixture_down(&f);
+    }
+}
+
+/* movePodsToActiveOrBackoffQueue records the move request even when no
+ * pod waits: a pod in flight while another pod is bound goes to backoff
+ * when it fails, not to the unschedulable set
+ * (TestPriorityQueue_AddUnschedulableIfNotPresent_Backoff's rule). */
+static void sink_should_send_a_failing_pod_to_backoff_after_a_bind(void **s)
+{
+    struct fixture f;
+    struct sched_qitem *it;
+
+    (void)s;
+    fixture_up(&f);
+    apply(&f.sink, KUBE_KIND_NODE, KUBE_EVENT_ADDED, node_json("n1", "4"));
+    apply(&f.sink, KUBE_KIND_POD, KUBE_EVENT_ADDED, affine_pod);
+    pthread_mutex_lock(&f.s.lock);
+    it = sched_queue_pop(&f.s.q);
+    pthread_mutex_unlock(&f.s.lock);
+    apply(&f.sink, KUBE_KIND_POD, KUBE_EVENT_ADDED,
+          assigned_json("default", "y"));
+    pthread_mutex_lock(&f.s.lock);
+    sched_queue_requeue(&f.s.q, it, 0);
+    pthread_mutex_unlock(&f.s.lock);
+    assert_int_equal(sched_pending(&f.s, SCHED_Q_BACKOFF), 1);
+    assert_int_equal(sched_pending(&f.s, SCHED_Q_UNSCHEDULABLE), 0);
+    fixture_down(&f);
+}
+
+/* v1.20.2's updateNodeInCache: with no pod unschedulable, any update of
+ * a node (a heartbeat too) is a move request (the Unknown event), so a pod
+ * in flight that fails goes to backoff; #98899 (v1.21) moves only on a
+ * change filters read, so as 1.21 and 1.22 it waits. */
+static void node_update_should_be_a_move_request_as_1_20(void **s)
+{
+    static const struct {
+        enum kpe_semantics sem;
+        enum sched_qstate want;
+    } cases[] = {
+        { KPE_SEM_1_20, SCHED_Q_BACKOFF },
+        { KPE_SEM_1_21, SCHED_Q_UNSCHEDULABLE },
+        { KPE_SEM_1_22, SCHED_Q_UNSCHEDULABLE },
+    };
+    size_t i;
+
+    (void)s;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct fixture f;
+        struct sched_qitem *it;
+
+        fixture_up_as(&f, cases[i].sem);
+        apply(&f.sink, KUBE_KIND_NODE, KUBE_EVENT_ADDED,
+              "{\"metadata\":{\"name\":\"n1\"},\"status\":{\"allocatable\":{"
+              "\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"110\"},"
+              "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\","
+              "\"lastHeartbeatTime\":\"2023-01-01T00:00:00Z\"}]}}");
+        apply(&f.sink, KUBE_KIND_POD, KUBE_EVENT_ADDED,
+              pod_json("p", "", "me", "8", "x"));
+        pthread_mutex_lock(&f.s.lock);
+        it = sched_queue_pop(&f.s.q);
+        pthread_mutex_unlock(&f.s.lock);
+        apply(
+            &f.sink, KUBE_KIND_NODE, KUBE_EVENT_MODIFIED,
+            "{\"metadata\":{\"name\":\"n1\",\"resourceVersion\":\"9\"},"
+            "\"status\":{\"allocatable\":{\"cpu\":\"4\",\"memory\":\"8Gi\","
+            "\"pods\":\"110\"},\"conditions\":[{\"type\":\"Ready\",\"status\":"
+            "\"True\",\"lastHeartbeatTime\":\"2024-01-01T00:00:00Z\"}]}}");
+        pthread_mutex_lock(&f.s.lock);
+        sched_queue_requeue(&f.s.q, it, 0);
+        pthread_mutex_unlock(&f.s.lock);
+        if (sched_queue_find(&f.s.q, "default/p")->state != cases[i].want)
+            fail_msg("as %s: state %d, want %d",
+                     kpe_semantics_name(cases[i].sem),
+                     (int)sched_queue_find(&f.s.q, "default/p")->state,
+                     (int)cases[i].want);
+        fixture_down(&f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -516,6 +673,10 @@ int main(void)
         cmocka_unit_test(sink_should_queue_only_our_pending_pods),
         cmocka_unit_test(sink_should_forget_pods_bound_deleted_or_not_relisted),
         cmocka_unit_test(sink_should_move_unschedulable_pods_on_cluster_events),
+        cmocka_unit_test(sink_should_move_affine_pods_when_a_bound_pod_matches),
+        cmocka_unit_test(
+            sink_should_send_a_failing_pod_to_backoff_after_a_bind),
+        cmocka_unit_test(node_update_should_be_a_move_request_as_1_20),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

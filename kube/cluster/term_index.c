@@ -108,11 +108,13 @@ static bool term_eq(const struct term_index_term *e,
            selector_eq(u->namespace_selector, t->namespace_selector);
 }
 
-/* The namespace an owner gives its term: only one that names none. */
+/* The namespace an owner gives its term: only one that names none (with a
+ * namespaceSelector too: a release without that field, D11, reads the
+ * term as its owner's namespace). */
 static const char *meant_ns(const struct kube_pod_affinity_term *t,
                             const char *owner_ns)
 {
-    if (t->n_namespaces || t->namespace_selector)
+    if (t->n_namespaces)
         return NULL;
     return owner_ns ? owner_ns : "";
 }

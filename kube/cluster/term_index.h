@@ -26,7 +26,7 @@
 
 struct term_index_term {
     struct kube_pod_affinity_term *term; /* our copy; NULL: a free id */
-    const char *owner_ns; /* the namespace it means, or NULL (own list) */
+    const char *owner_ns; /* its owner's namespace when it lists none */
     uint64_t hash;
     uint32_t refs;
 };

@@ -156,7 +156,7 @@ static const struct opt_def opt_table[] = {
     { "feature-gates", NULL, OT_STR, OFF(feature_gates), 0, 0, NULL, "LIST",
       "v1.22 gates as Name=bool,...: DefaultPodTopologySpread, "
       "CSIMigration, CSIMigrationAWS, CSIMigrationGCE, CSIMigrationAzureDisk, "
-      "CSIMigrationOpenStack", "v1.22 defaults" },
+      "CSIMigrationOpenStack", "the --semantics release's defaults" },
     { "debug-endpoints", NULL, OT_BOOL, OFF(debug_endpoints), 0, 0, NULL,
       NULL, "serve GET /debug/cache (the cluster as the verbs see it: "
       "nodes, their pods, summed requests) and GET /debug/calls (the last "

@@ -467,11 +467,27 @@ static void move(struct sched_queue *q, struct sched_qitem *it, double now)
         drop(q, it);
 }
 
+size_t sched_queue_move_if(struct sched_queue *q, double now,
+                           sched_qitem_match_fn *match, void *arg)
+{
+    struct sched_qitem *it, *next;
+    size_t n = 0;
+
+    for (it = q->unsched; it; it = next) {
+        next = it->u_next;
+        if (!match || match(it, arg)) {
+            move(q, it, now);
+            n++;
+        }
+    }
+    /* movePodsToActiveOrBackoffQueue sets it even when nothing moved */
+    q->move_request_cycle = q->scheduling_cycle;
+    return n;
+}
+
 void sched_queue_move_all(struct sched_queue *q, double now)
 {
-    while (q->unsched)
-        move(q, q->unsched, now);
-    q->move_request_cycle = q->scheduling_cycle;
+    sched_queue_move_if(q, now, NULL, NULL);
 }
 
 double sched_queue_flush(struct sched_queue *q, double now)

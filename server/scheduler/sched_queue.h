@@ -128,6 +128,18 @@ void sched_queue_requeue(struct sched_queue *q, struct sched_qitem *it,
  */
 void sched_queue_move_all(struct sched_queue *q, double now);
 
+/* Whether an unschedulable item is one an event may have made fit. */
+typedef bool sched_qitem_match_fn(const struct sched_qitem *it, void *arg);
+
+/*
+ * move_all restricted to the unschedulable items match accepts (all when
+ * match is NULL): AssignedPodAdded / AssignedPodUpdated move only pods
+ * with a required affinity term matching the assigned pod. Pods in flight
+ * go to backoff when they fail, whatever moved. Returns how many moved.
+ */
+size_t sched_queue_move_if(struct sched_queue *q, double now,
+                           sched_qitem_match_fn *match, void *arg);
+
 /*
  * Move what is due: backoffs that ended go active, unschedulable pods
  * older than unsched_max move as in move_all. Returns when the next thing

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "predicates/inter_pod_affinity.h"
 #include "server/common/log.h"
 #include "server/scheduler/sched_pod.h"
 #include "server/scheduler/sched_signature.h"
@@ -44,8 +45,81 @@ static void pod_key(const cJSON *obj, char *key, size_t sz)
              sched_jstr(meta, "name") ? sched_jstr(meta, "name") : "");
 }
 
+/* A bound pod's event, decoded only once a waiting pod needs it. */
+struct assigned {
+    const cJSON *obj;
+    const struct cluster *cluster; /* read-locked: the namespaces' labels */
+    enum kpe_semantics semantics;
+    struct sched_pod *sp; /* decoded, or NULL */
+    const struct kube_labels *ns_labels;
+    bool failed; /* not decodable: nothing moves */
+};
+
+static const struct kube_pod *assigned_pod(struct assigned *a)
+{
+    const struct kube_namespace *ns;
+    struct err e = { "" };
+    uint64_t hash;
+
+    if (a->sp || a->failed)
+        return a->sp ? &a->sp->pod : NULL;
+    a->sp = sched_pod_decode(a->obj, &hash, &e);
+    if (!a->sp) {
+        a->failed = true;
+        LOG_WARN("bound pod not decoded, no waiting pod moved: %s", e.msg);
+        return NULL;
+    }
+    ns = cluster_namespace(a->cluster, a->sp->pod.namespace);
+    a->ns_labels = ns ? &ns->labels : NULL;
+    return &a->sp->pod;
+}
+
+/* A waiting pod with a required pod affinity term the bound pod matches
+ * (getUnschedulablePodsWithMatchingAffinityTerm, v1.20.2
+ * internal/queue/scheduling_queue.go; v1.22 the same with the term's
+ * namespaceSelector). */
+static bool affinity_match(const struct sched_qitem *it, void *arg)
+{
+    struct assigned *a = arg;
+    const struct sched_pod *sp = it->payload;
+    const struct kube_pod_affinity *pa = &sp->pod.affinity.pod_affinity;
+    const struct kube_pod *bound;
+    size_t i;
+
+    if (!pa->n_required || !(bound = assigned_pod(a)))
+        return false;
+    for (i = 0; i < pa->n_required; i++)
+        if (pred_ipa_existing_term_matches(&sp->pod, &pa->required[i], bound,
+                                           a->ns_labels, a->semantics))
+            return true;
+    return false;
+}
+
+/*
+ * A bound pod was added or updated (AssignedPodAdded / AssignedPodUpdated,
+ * v1.20.2 and v1.22 eventhandlers.go addPodToCache, updatePodInCache; our
+ * own binds arrive so too): the unschedulable pods whose required affinity
+ * it may satisfy move, and a pod in flight that fails goes to backoff.
+ * The cache's read lock is taken before ours, never after (no path holds
+ * ours and asks the cache).
+ */
+static void assigned_pod_event(struct scheduler *s, const cJSON *obj,
+                               double now)
+{
+    struct assigned a = { obj, NULL, s->app->semantics, NULL, NULL, false };
+
+    a.cluster = kube_cache_read_lock(s->cache);
+    pthread_mutex_lock(&s->lock);
+    if (sched_queue_move_if(&s->q, now, affinity_match, &a))
+        pthread_cond_signal(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+    kube_cache_read_unlock(s->cache);
+    sched_pod_release(a.sp);
+}
+
 /* One pod event: queue, update or forget it; a deleted bound pod frees
- * room (AssignedPodDelete). */
+ * room (AssignedPodDelete), an added or updated one may let pods with
+ * affinity to it fit. */
 static void on_pod(struct scheduler *s, const struct kube_watch_event *ev,
                    double now)
 {
@@ -66,6 +140,8 @@ static void on_pod(struct scheduler *s, const struct kube_watch_event *ev,
             pthread_cond_signal(&s->cond);
         }
         pthread_mutex_unlock(&s->lock);
+        if (ev->type != KUBE_EVENT_DELETED && node && *node)
+            assigned_pod_event(s, ev->object, now);
         return;
     }
     sp = sched_pod_decode(ev->object, &hash, &e);
@@ -105,6 +181,23 @@ static bool kind_moves_pods(enum kube_kind k, enum kube_event_type t)
     default:
         return false;
     }
+}
+
+/*
+ * v1.20.2's updateNodeInCache moves every pod (MoveAllToActiveOrBackoffQueue
+ * with the Unknown event) on any update of a node while no pod is
+ * unschedulable, so a pod in flight that fails goes to backoff; #98899
+ * (v1.21) dropped that, moving only when the node changed what filters
+ * read.
+ */
+static bool no_unschedulable(struct scheduler *s)
+{
+    bool none;
+
+    pthread_mutex_lock(&s->lock);
+    none = sched_queue_len(&s->q, SCHED_Q_UNSCHEDULABLE) == 0;
+    pthread_mutex_unlock(&s->lock);
+    return none;
 }
 
 /* ---- the sink: the cache first, then us ---- */
@@ -157,6 +250,9 @@ static int sink_apply(void *arg, enum kube_kind kind,
 
             if (ev[i].type != KUBE_EVENT_DELETED && name &&
                 sched_node_sig_changed(s, name, sched_node_sig(ev[i].object)))
+                move = true;
+            else if (ev[i].type == KUBE_EVENT_MODIFIED &&
+                     s->app->semantics < KPE_SEM_1_21 && no_unschedulable(s))
                 move = true;
         } else if (kind_moves_pods(kind, ev[i].type)) {
             move = true;

@@ -143,7 +143,10 @@ class Case:
             if r.random() < 0.7:
                 self.objects.append({"apiVersion": "v1", "kind": "Service",
                                      "metadata": {"name": f"svc-{app}", "namespace": ns},
-                                     "spec": {"selector": sel,
+                                     # headless: no cluster IP, so a long
+                                     # run cannot exhaust the /24 range
+                                     # (spreading reads only the selector)
+                                     "spec": {"selector": sel, "clusterIP": "None",
                                               "ports": [{"port": 80}]}})
             if r.random() < 0.6:
                 self.objects.append({"apiVersion": "apps/v1", "kind": "ReplicaSet",

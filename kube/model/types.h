@@ -250,6 +250,8 @@ struct kube_pod {
     const char *scheduler_name; /* "default-scheduler" when absent */
     bool has_priority;
     int32_t priority;
+    /* spec.preemptionPolicy: "" when absent (PreemptLowerPriority). */
+    const char *preemption_policy;
     struct kube_labels node_selector;
     struct kube_affinity affinity; /* all-empty when absent */
     size_t n_tolerations;
@@ -268,6 +270,8 @@ struct kube_pod {
     /* status */
     const char *phase; /* "" when absent */
     const char *nominated_node_name;
+    bool has_start_time;
+    int64_t start_time; /* status.startTime, seconds since the epoch */
     size_t n_conditions;
     struct kube_pod_condition *conditions;
 };

@@ -44,9 +44,8 @@ size_t engine_nominated_on(const struct engine_nominee *nom, size_t n,
 static int filter_changed(const struct pred_plan *plan,
                           const struct kube_pod *pod, const struct cluster *c,
                           struct cluster *view, size_t idx,
-                          const struct cluster_view_change *ch,
-                          struct arena *a, struct pred_verdict *v,
-                          struct err *e)
+                          const struct cluster_view_change *ch, struct arena *a,
+                          struct pred_verdict *v, struct err *e)
 {
     const struct node_info *ni = &view->nodes[idx];
     struct eval_result r;
@@ -80,12 +79,55 @@ int engine_filter_with_nominated(const struct pred_plan *plan,
     if (!add)
         return err_set(e, "out of memory");
     ch.add = add;
-    ch.n_add = engine_nominated_on(nom, n_nom, pod,
-                                   c->nodes[idx].node->name, add);
+    ch.n_add =
+        engine_nominated_on(nom, n_nom, pod, c->nodes[idx].node->name, add);
     if (filter_changed(plan, pod, c, view, idx, &ch, a, v, e) < 0)
         return -1;
     if (!ch.n_add || v->code != PRED_FIT)
         return 0;
     ch.n_add = 0;
     return filter_changed(plan, pod, c, view, idx, &ch, a, v, e);
+}
+
+int engine_recheck_nominated(const struct pred_plan *plan,
+                             const struct kube_pod *pod,
+                             const struct cluster *c,
+                             const struct engine_nominee *nom, size_t n_nom,
+                             struct arena *a, struct eval_result *r,
+                             struct err *e)
+{
+    const struct kube_pod **add;
+    struct cluster view;
+    bool have_view = false;
+    size_t i;
+
+    if (!n_nom || !r->n_feasible)
+        return 0;
+    add = arena_alloc(a, n_nom * sizeof(*add));
+    if (!add)
+        return err_set(e, "out of memory");
+    r->n_feasible = 0;
+    for (i = 0; i < r->n_nodes; i++) {
+        struct eval_node *en = &r->nodes[i];
+
+        if (!en->feasible)
+            continue;
+        if (engine_nominated_on(nom, n_nom, pod, en->ni->node->name, add)) {
+            if (!have_view && cluster_view_begin(a, c, &view) < 0)
+                return err_set(e, "out of memory");
+            have_view = true;
+            if (engine_filter_with_nominated(plan, pod, c, &view, en->ni->index,
+                                             NULL, 0, nom, n_nom, a,
+                                             &en->verdict, e) < 0)
+                return -1;
+            en->feasible = en->verdict.code == PRED_FIT;
+            if (!en->feasible) {
+                en->feasible_index = -1;
+                continue;
+            }
+        }
+        en->feasible_index = (int)r->n_feasible;
+        r->feasible[r->n_feasible++] = en->ni;
+    }
+    return 0;
 }

@@ -52,4 +52,19 @@ int engine_filter_with_nominated(const struct pred_plan *plan,
                                  struct arena *a, struct pred_verdict *v,
                                  struct err *e);
 
+/*
+ * The nominated pods' part of findNodesThatPassFilters for a pass r that
+ * ran without them: each feasible node of r where engine_nominated_on
+ * picks pods is filtered again with them (engine_filter_with_nominated);
+ * where the pod no longer fits, the node turns infeasible with that
+ * verdict and leaves r->feasible (order kept). Nothing is done when n_nom
+ * is 0. Returns 0, or -1 with e set.
+ */
+int engine_recheck_nominated(const struct pred_plan *plan,
+                             const struct kube_pod *pod,
+                             const struct cluster *c,
+                             const struct engine_nominee *nom, size_t n_nom,
+                             struct arena *a, struct eval_result *r,
+                             struct err *e);
+
 #endif

@@ -11,8 +11,7 @@
 #include <string.h>
 
 /* The verdict the failed pass gave node index idx (PRED_FIT: none). */
-static enum pred_code verdict_of(const struct eval_result *filtered,
-                                 size_t idx)
+static enum pred_code verdict_of(const struct eval_result *filtered, size_t idx)
 {
     size_t i;
 
@@ -49,12 +48,19 @@ bool engine_preempt_eligible(const struct kube_pod *pod,
     return true;
 }
 
-size_t engine_preempt_num_candidates(size_t n)
+size_t engine_preempt_num_candidates(const struct engine_preemptor *pr,
+                                     size_t n)
 {
-    size_t k = n * ENGINE_PREEMPT_MIN_CANDIDATES_PERCENT / 100;
+    size_t pct = pr->min_candidates_percent > 0
+                     ? (size_t)pr->min_candidates_percent
+                     : ENGINE_PREEMPT_MIN_CANDIDATES_PERCENT;
+    size_t abs = pr->min_candidates_absolute > 0
+                     ? (size_t)pr->min_candidates_absolute
+                     : ENGINE_PREEMPT_MIN_CANDIDATES_ABSOLUTE;
+    size_t k = n * pct / 100;
 
-    if (k < ENGINE_PREEMPT_MIN_CANDIDATES_ABSOLUTE)
-        k = ENGINE_PREEMPT_MIN_CANDIDATES_ABSOLUTE;
+    if (k < abs)
+        k = abs;
     return k > n ? n : k;
 }
 
@@ -64,8 +70,8 @@ size_t engine_preempt_num_candidates(size_t n)
  * UnschedulableAndUnresolvable. *out from a; returns the count or -1.
  */
 static long potential_nodes(const struct cluster *cl,
-                            const struct eval_result *filtered,
-                            struct arena *a, const struct node_info ***out)
+                            const struct eval_result *filtered, struct arena *a,
+                            const struct node_info ***out)
 {
     size_t *idx = arena_alloc(a, (cl->n_nodes + 1) * sizeof(*idx));
     enum pred_code *code = arena_calloc(a, cl->n_nodes + 1, sizeof(*code));
@@ -107,7 +113,7 @@ static long dry_run(const struct engine_preemptor *pr,
                     size_t n, size_t offset, struct arena *a,
                     struct engine_victims **out, struct err *e)
 {
-    size_t want = engine_preempt_num_candidates(n), nv = 0, vv = 0, i;
+    size_t want = engine_preempt_num_candidates(pr, n), nv = 0, vv = 0, i;
     struct engine_victims *non = arena_alloc(a, (want + 1) * sizeof(*non));
     struct engine_victims *vio = arena_alloc(a, (want + 1) * sizeof(*vio));
     struct cluster view;
@@ -122,8 +128,7 @@ static long dry_run(const struct engine_preemptor *pr,
         arena_init(&scratch, 0);
         rc = engine_select_victims(pr, pod, &view, pot[(offset + i) % n],
                                    &scratch, &v, e);
-        /* A node whose victims were all reprieved evicts nothing. */
-        if (rc == 1 && v.n_pods) {
+        if (rc == 1) {
             if (!v.num_pdb_violations && nv < want)
                 rc = keep(a, &v, &non[nv++]);
             else if (v.num_pdb_violations && vv < want)
@@ -140,15 +145,31 @@ static long dry_run(const struct engine_preemptor *pr,
     return (long)(nv + vv);
 }
 
+long engine_preempt_candidates(const struct engine_preemptor *pr,
+                               const struct kube_pod *pod,
+                               const struct eval_result *filtered,
+                               size_t offset, struct arena *a,
+                               struct engine_victims **cands, struct err *e)
+{
+    const struct node_info **pot;
+    long n = potential_nodes(pr->cl, filtered, a, &pot);
+
+    *cands = NULL;
+    if (n < 0)
+        return err_set(e, "out of memory");
+    if (n == 0)
+        return 0;
+    return dry_run(pr, pod, pot, (size_t)n, offset % (size_t)n, a, cands, e);
+}
+
 int engine_preempt(const struct engine_preemptor *pr,
                    const struct kube_pod *pod,
                    const struct eval_result *filtered, size_t offset,
                    struct arena *a, struct engine_victims *best,
                    const char **reason, struct err *e)
 {
-    const struct node_info **pot;
     struct engine_victims *cands;
-    long n, k;
+    long k;
 
     memset(best, 0, sizeof(*best));
     if (reason)
@@ -158,15 +179,7 @@ int engine_preempt(const struct engine_preemptor *pr,
             *reason = "not eligible to preempt others";
         return 0;
     }
-    n = potential_nodes(pr->cl, filtered, a, &pot);
-    if (n < 0)
-        return err_set(e, "out of memory");
-    if (n == 0) {
-        if (reason)
-            *reason = "preemption will not help on any node";
-        return 0;
-    }
-    k = dry_run(pr, pod, pot, (size_t)n, offset % (size_t)n, a, &cands, e);
+    k = engine_preempt_candidates(pr, pod, filtered, offset, a, &cands, e);
     if (k < 0)
         return -1;
     if (k == 0) {

@@ -49,6 +49,10 @@ struct engine_preemptor {
     const struct engine_nominee *nominees; /* pods nominated to nodes */
     size_t n_nominees;
     int64_t now; /* seconds: the start time of a pod that has none */
+    /* minCandidateNodesPercentage / minCandidateNodesAbsolute; 0 each:
+     * the defaults (10, 100). */
+    int min_candidates_percent;
+    int min_candidates_absolute;
 };
 
 /* util.MoreImportantPod: higher priority, then earlier start time. */
@@ -67,7 +71,8 @@ bool engine_preempt_eligible(const struct kube_pod *pod,
                              const struct eval_result *filtered);
 
 /* calculateNumCandidates for n potential nodes (at most n). */
-size_t engine_preempt_num_candidates(size_t n);
+size_t engine_preempt_num_candidates(const struct engine_preemptor *pr,
+                                     size_t n);
 
 /*
  * selectVictimsOnNode for node ni: without every lower-priority pod the
@@ -86,19 +91,32 @@ int engine_select_victims(const struct engine_preemptor *pr,
  * pickOneNodeForPreemption over c[0..n) (n > 0): fewest PDB violations,
  * lowest highest-victim priority, smallest priority sum (each shifted by
  * 2^31), fewest victims, latest earliest start among the most important
- * victims, then the first. Returns the index.
+ * victims, then the first. A candidate without victims (every one
+ * reprieved) wins the second step (upstream would index an empty list).
+ * Returns the index.
  */
 size_t engine_pick_one_node(const struct engine_victims *c, size_t n,
                             int64_t now);
 
 /*
+ * FindCandidates after the failed pass filtered: the nodes where
+ * preemption might help (not UnschedulableAndUnresolvable), in NodeTree
+ * order, dry-run from offset (modulo their number; kube-scheduler draws
+ * it at random) until a candidate without PDB violations is found and
+ * enough are (dryRunPreemption, one node at a time); those without
+ * violations first. *cands from a. Returns the count, or -1 with e set.
+ */
+long engine_preempt_candidates(const struct engine_preemptor *pr,
+                               const struct kube_pod *pod,
+                               const struct eval_result *filtered,
+                               size_t offset, struct arena *a,
+                               struct engine_victims **cands, struct err *e);
+
+/*
  * The PostFilter decision for pod after the failed pass filtered: when
- * eligible, dry-run the nodes where preemption might help (not
- * UnschedulableAndUnresolvable) in NodeTree order from offset (modulo
- * their number; kube-scheduler draws it at random) until enough
- * candidates are found, then pick one. Returns 1 with *best (from a), 0
- * when no preemption helps (*reason, when not NULL, says why), -1 with e
- * set.
+ * eligible, engine_preempt_candidates, then pick one. Returns 1 with *best
+ * (from a), 0 when no preemption helps (*reason, when not NULL, says why), -1
+ * with e set.
  */
 int engine_preempt(const struct engine_preemptor *pr,
                    const struct kube_pod *pod,

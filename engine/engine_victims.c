@@ -27,8 +27,7 @@ bool engine_more_important(const struct kube_pod *x, const struct kube_pod *y,
 }
 
 /* Sort pods most important first; stable, so equal pods keep node order. */
-static void sort_by_importance(const struct kube_pod **p, size_t n,
-                               int64_t now)
+static void sort_by_importance(const struct kube_pod **p, size_t n, int64_t now)
 {
     size_t i, j;
 
@@ -196,16 +195,18 @@ static int64_t key(const struct engine_victims *v, int which, int64_t now)
     case 0:
         return v->num_pdb_violations;
     case 1:
-        return engine_pod_priority(v->pods[0]);
+        return v->n_pods ? engine_pod_priority(v->pods[0]) : INT64_MIN;
     case 2:
         /* Shifted by MaxInt32 + 1 so that more negative pods cost more. */
         for (i = 0; i < v->n_pods; i++)
-            sum += (int64_t)engine_pod_priority(v->pods[i]) + INT64_C(2147483648);
+            sum +=
+                (int64_t)engine_pod_priority(v->pods[i]) + INT64_C(2147483648);
         return sum;
     case 3:
         return (int64_t)v->n_pods;
     default:
-        return -earliest_start(v, now); /* the latest start wins */
+        /* The latest start wins. */
+        return v->n_pods ? -earliest_start(v, now) : INT64_MIN;
     }
 }
 

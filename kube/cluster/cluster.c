@@ -709,8 +709,8 @@ int cluster_view_begin(struct arena *a, const struct cluster *c,
                        struct cluster *view)
 {
     *view = *c;
-    view->nodes = arena_alloc(a, (c->n_nodes ? c->n_nodes : 1) *
-                                     sizeof(*view->nodes));
+    view->nodes =
+        arena_alloc(a, (c->n_nodes ? c->n_nodes : 1) * sizeof(*view->nodes));
     if (!view->nodes)
         return -1;
     memcpy(view->nodes, c->nodes, c->n_nodes * sizeof(*view->nodes));

@@ -117,8 +117,7 @@ static int decode_spec(struct jw *w, const cJSON *spec, struct kube_pod *p)
         jw_string(w, spec, "schedulerName", "default-scheduler",
                   &p->scheduler_name) < 0 ||
         jw_int32(w, spec, "priority", &p->priority, &p->has_priority) < 0 ||
-        jw_string(w, spec, "preemptionPolicy", "", &p->preemption_policy) <
-            0 ||
+        jw_string(w, spec, "preemptionPolicy", "", &p->preemption_policy) < 0 ||
         kube_parse_labels(w, spec, "nodeSelector", &p->node_selector) < 0 ||
         kube_parse_affinity(w, spec, "affinity", &p->affinity) < 0 ||
         kube_parse_tolerations(w, spec, "tolerations", &p->tolerations,

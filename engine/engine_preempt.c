@@ -176,7 +176,7 @@ int engine_preempt(const struct engine_preemptor *pr,
         *reason = NULL;
     if (!engine_preempt_eligible(pod, pr->cl, filtered)) {
         if (reason)
-            *reason = "not eligible to preempt others";
+            *reason = ENGINE_PREEMPT_NOT_ELIGIBLE;
         return 0;
     }
     k = engine_preempt_candidates(pr, pod, filtered, offset, a, &cands, e);
@@ -184,7 +184,8 @@ int engine_preempt(const struct engine_preemptor *pr,
         return -1;
     if (k == 0) {
         if (reason)
-            *reason = "no node fits once lower-priority pods are evicted";
+            *reason = cands ? ENGINE_PREEMPT_NO_CANDIDATES
+                            : ENGINE_PREEMPT_NO_POTENTIAL;
         return 0;
     }
     *best = cands[engine_pick_one_node(cands, (size_t)k, pr->now)];

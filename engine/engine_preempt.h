@@ -23,6 +23,12 @@
 #define ENGINE_PREEMPT_MIN_CANDIDATES_PERCENT  10
 #define ENGINE_PREEMPT_MIN_CANDIDATES_ABSOLUTE 100
 
+/* engine_preempt's reasons for not preempting. */
+#define ENGINE_PREEMPT_NOT_ELIGIBLE "not eligible to preempt others"
+#define ENGINE_PREEMPT_NO_POTENTIAL "preemption will not help on any node"
+#define ENGINE_PREEMPT_NO_CANDIDATES                                           \
+    "no node fits once lower-priority pods are evicted"
+
 /* A PodDisruptionBudget as preemption reads it. */
 struct engine_pdb {
     const char *namespace;

@@ -38,8 +38,8 @@ struct tpod {
     const char *node;
     int prio;
     enum res req;
-    int start;          /* status.startTime in seconds (0: none) */
-    const char *extra;  /* more JSON members of metadata/spec, or NULL */
+    int start;         /* status.startTime in seconds (0: none) */
+    const char *extra; /* more JSON members of metadata/spec, or NULL */
 };
 
 #define FIT "{\"name\":\"PodFitsResources\"}"
@@ -49,16 +49,16 @@ struct tpod {
 #define APP "\"labels\":{\"app\":\"foo\"}"
 
 #define ANTI_SPEC                                                              \
-    "\"affinity\":{\"podAntiAffinity\":{"                                     \
+    "\"affinity\":{\"podAntiAffinity\":{"                                      \
     "\"requiredDuringSchedulingIgnoredDuringExecution\":[{\"labelSelector\":"  \
     "{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"Exists\"}]},"      \
     "\"topologyKey\":\"hostname\"}]}},"
 #define SPREAD_ONE(key)                                                        \
-    "{\"maxSkew\":1,\"topologyKey\":\"" key "\",\"whenUnsatisfiable\":"      \
-    "\"DoNotSchedule\",\"labelSelector\":{\"matchExpressions\":[{\"key\":"    \
+    "{\"maxSkew\":1,\"topologyKey\":\"" key "\",\"whenUnsatisfiable\":"        \
+    "\"DoNotSchedule\",\"labelSelector\":{\"matchExpressions\":[{\"key\":"     \
     "\"foo\",\"operator\":\"Exists\"}]}}"
 #define SPREAD_SPEC                                                            \
-    "\"topologySpreadConstraints\":[" SPREAD_ONE("zone") "," SPREAD_ONE(      \
+    "\"topologySpreadConstraints\":[" SPREAD_ONE("zone") "," SPREAD_ONE(       \
         "hostname") "],"
 
 /* extra: NULL, FOO or APP (labels), "ANTI" (foo and a required
@@ -176,8 +176,7 @@ static void failed_pass(struct world *w, struct eval_result *r)
 
 /* "node1:p1.1,p1.2#1 node2:p2" (#n: PDB violations), candidates sorted
  * by node name and victims by pod name as upstream's test compares. */
-static const char *describe(struct arena *a, struct engine_victims *c,
-                            long n)
+static const char *describe(struct arena *a, struct engine_victims *c, long n)
 {
     char buf[1024] = "";
     long i, j;
@@ -204,8 +203,8 @@ static const char *describe(struct arena *a, struct engine_victims *c,
                 p[m - 1] = t;
             }
         }
-        snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s:",
-                 i ? " " : "", c[i].node->node->name);
+        snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+                 "%s%s:", i ? " " : "", c[i].node->node->name);
         for (k = 0; k < c[i].n_pods; k++)
             snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s",
                      k ? "," : "", p[k]->name);
@@ -232,46 +231,91 @@ struct dry_row {
 
 static const struct dry_row dry_rows[] = {
     { "a pod that fits on both nodes when lower priority pods are preempted",
-      FIT, { "node1", "node2" }, { "p", NULL, HIGH, L, 0, NULL },
-      { { "p1", "node1", MID, L, 0, NULL }, { "p2", "node2", MID, L, 0, NULL } },
-      -1, NULL, 0, 0, 0, "node1:p1 node2:p2" },
+      FIT,
+      { "node1", "node2" },
+      { "p", NULL, HIGH, L, 0, NULL },
+      { { "p1", "node1", MID, L, 0, NULL },
+        { "p2", "node2", MID, L, 0, NULL } },
+      -1,
+      NULL,
+      0,
+      0,
+      0,
+      "node1:p1 node2:p2" },
     { "a pod that would fit on the nodes, but other pods running are higher "
       "priority, no preemption would happen",
-      FIT, { "node1", "node2" }, { "p", NULL, LOW, L, 0, NULL },
-      { { "p1", "node1", MID, L, 0, NULL }, { "p2", "node2", MID, L, 0, NULL } },
-      -1, NULL, 0, 0, 0, "" },
+      FIT,
+      { "node1", "node2" },
+      { "p", NULL, LOW, L, 0, NULL },
+      { { "p1", "node1", MID, L, 0, NULL },
+        { "p2", "node2", MID, L, 0, NULL } },
+      -1,
+      NULL,
+      0,
+      0,
+      0,
+      "" },
     { "medium priority pod is preempted, but lower priority one stays as it "
       "is small",
-      FIT, { "node1", "node2" }, { "p", NULL, HIGH, L, 0, NULL },
+      FIT,
+      { "node1", "node2" },
+      { "p", NULL, HIGH, L, 0, NULL },
       { { "p1.1", "node1", LOW, S, 0, NULL },
         { "p1.2", "node1", MID, L, 0, NULL },
         { "p2", "node2", MID, L, 0, NULL } },
-      -1, NULL, 0, 0, 0, "node1:p1.2 node2:p2" },
-    { "mixed priority pods are preempted", FIT, { "node1", "node2" },
+      -1,
+      NULL,
+      0,
+      0,
+      0,
+      "node1:p1.2 node2:p2" },
+    { "mixed priority pods are preempted",
+      FIT,
+      { "node1", "node2" },
       { "p", NULL, HIGH, L, 0, NULL },
       { { "p1.1", "node1", MID, S, 0, NULL },
         { "p1.2", "node1", LOW, S, 0, NULL },
         { "p1.3", "node1", MID, M, 0, NULL },
         { "p1.4", "node1", HIGH, S, 0, NULL },
         { "p2", "node2", HIGH, L, 0, NULL } },
-      -1, NULL, 0, 0, 0, "node1:p1.2,p1.3" },
+      -1,
+      NULL,
+      0,
+      0,
+      0,
+      "node1:p1.2,p1.3" },
     { "mixed priority pods are preempted, pick later StartTime one when "
       "priorities are equal",
-      FIT, { "node1", "node2" }, { "p", NULL, HIGH, L, 0, NULL },
+      FIT,
+      { "node1", "node2" },
+      { "p", NULL, HIGH, L, 0, NULL },
       { { "p1.1", "node1", LOW, S, 5, NULL },
         { "p1.2", "node1", LOW, S, 4, NULL },
         { "p1.3", "node1", MID, M, 3, NULL },
         { "p1.4", "node1", HIGH, S, 2, NULL },
         { "p2", "node2", HIGH, L, 1, NULL } },
-      -1, NULL, 0, 0, 0, "node1:p1.1,p1.3" },
-    { "pod with anti-affinity is preempted", FIT "," IPA, { "node1", "node2" },
+      -1,
+      NULL,
+      0,
+      0,
+      0,
+      "node1:p1.1,p1.3" },
+    { "pod with anti-affinity is preempted",
+      FIT "," IPA,
+      { "node1", "node2" },
       { "p", NULL, HIGH, S, 0, FOO },
       { { "p1.1", "node1", LOW, S, 0, "ANTI" },
         { "p1.2", "node1", MID, S, 0, NULL },
         { "p1.3", "node1", HIGH, S, 0, NULL },
         { "p2", "node2", HIGH, S, 0, NULL } },
-      -1, NULL, 0, 0, 0, "node1:p1.1" },
-    { "preemption to resolve pod topology spread filter failure", PTS,
+      -1,
+      NULL,
+      0,
+      0,
+      0,
+      "node1:p1.1" },
+    { "preemption to resolve pod topology spread filter failure",
+      PTS,
       { "node-a/zone1", "node-b/zone1", "node-x/zone2" },
       { "p", NULL, HIGH, NONE, 0, "SPREAD" },
       { { "pod-a1", "node-a", MID, NONE, 0, FOO },
@@ -279,59 +323,113 @@ static const struct dry_row dry_rows[] = {
         { "pod-b1", "node-b", LOW, NONE, 0, FOO },
         { "pod-x1", "node-x", HIGH, NONE, 0, FOO },
         { "pod-x2", "node-x", HIGH, NONE, 0, FOO } },
-      -1, NULL, 0, 0, 0, "node-a:pod-a2 node-b:pod-b1" },
-    { "preemption with violation of same pdb", FIT, { "node1" },
+      -1,
+      NULL,
+      0,
+      0,
+      0,
+      "node-a:pod-a2 node-b:pod-b1" },
+    { "preemption with violation of same pdb",
+      FIT,
+      { "node1" },
       { "p", NULL, HIGH, VL, 0, NULL },
-      { { "p1.1", "node1", MID, M, 0, APP }, { "p1.2", "node1", MID, M, 0, APP } },
-      1, NULL, 0, 0, 0, "node1:p1.1,p1.2#1" },
+      { { "p1.1", "node1", MID, M, 0, APP },
+        { "p1.2", "node1", MID, M, 0, APP } },
+      1,
+      NULL,
+      0,
+      0,
+      0,
+      "node1:p1.1,p1.2#1" },
     { "preemption with violation of the pdb with pod whose eviction was "
       "processed, the victim doesn't belong to DisruptedPods",
-      FIT, { "node1" }, { "p", NULL, HIGH, VL, 0, NULL },
-      { { "p1.1", "node1", MID, M, 0, APP }, { "p1.2", "node1", MID, M, 0, APP } },
-      1, "p2", 0, 0, 0, "node1:p1.1,p1.2#1" },
+      FIT,
+      { "node1" },
+      { "p", NULL, HIGH, VL, 0, NULL },
+      { { "p1.1", "node1", MID, M, 0, APP },
+        { "p1.2", "node1", MID, M, 0, APP } },
+      1,
+      "p2",
+      0,
+      0,
+      0,
+      "node1:p1.1,p1.2#1" },
     { "preemption with violation of the pdb with pod whose eviction was "
       "processed, the victim belongs to DisruptedPods",
-      FIT, { "node1" }, { "p", NULL, HIGH, VL, 0, NULL },
-      { { "p1.1", "node1", MID, M, 0, APP }, { "p1.2", "node1", MID, M, 0, APP } },
-      1, "p1.2", 0, 0, 0, "node1:p1.1,p1.2" },
+      FIT,
+      { "node1" },
+      { "p", NULL, HIGH, VL, 0, NULL },
+      { { "p1.1", "node1", MID, M, 0, APP },
+        { "p1.2", "node1", MID, M, 0, APP } },
+      1,
+      "p1.2",
+      0,
+      0,
+      0,
+      "node1:p1.1,p1.2" },
     { "preemption with violation of the pdb with pod whose eviction was "
       "processed, the victim which belongs to DisruptedPods is treated as "
       "'nonViolating'",
-      FIT, { "node1" }, { "p", NULL, HIGH, VL, 0, NULL },
+      FIT,
+      { "node1" },
+      { "p", NULL, HIGH, VL, 0, NULL },
       { { "p1.1", "node1", MID, M, 0, APP },
         { "p1.2", "node1", MID, M, 0, APP },
         { "p1.3", "node1", MID, M, 0, APP } },
-      1, "p1.3", 0, 0, 0, "node1:p1.1,p1.2,p1.3#1" },
+      1,
+      "p1.3",
+      0,
+      0,
+      0,
+      "node1:p1.1,p1.2,p1.3#1" },
     { "all nodes are possible candidates, but DefaultPreemptionArgs limits "
       "to 2",
-      FIT, { "node1", "node2", "node3", "node4", "node5" },
+      FIT,
+      { "node1", "node2", "node3", "node4", "node5" },
       { "p", NULL, HIGH, L, 0, NULL },
       { { "p1", "node1", MID, L, 0, NULL },
         { "p2", "node2", MID, L, 0, NULL },
         { "p3", "node3", MID, L, 0, NULL },
         { "p4", "node4", MID, L, 0, NULL },
         { "p5", "node5", MID, L, 0, NULL } },
-      -1, NULL, 40, 1, 4, "node1:p1 node5:p5" },
+      -1,
+      NULL,
+      40,
+      1,
+      4,
+      "node1:p1 node5:p5" },
     { "some nodes are not possible candidates, DefaultPreemptionArgs limits "
       "to 2",
-      FIT, { "node1", "node2", "node3", "node4", "node5" },
+      FIT,
+      { "node1", "node2", "node3", "node4", "node5" },
       { "p", NULL, HIGH, L, 0, NULL },
       { { "p1", "node1", MID, L, 0, NULL },
         { "p2", "node2", VHI, L, 0, NULL },
         { "p3", "node3", MID, L, 0, NULL },
         { "p4", "node4", MID, L, 0, NULL },
         { "p5", "node5", VHI, L, 0, NULL } },
-      -1, NULL, 40, 1, 4, "node1:p1 node3:p3" },
+      -1,
+      NULL,
+      40,
+      1,
+      4,
+      "node1:p1 node3:p3" },
     { "preemption looks past numCandidates until a non-PDB violating node is "
       "found",
-      FIT, { "node1", "node2", "node3", "node4", "node5" },
+      FIT,
+      { "node1", "node2", "node3", "node4", "node5" },
       { "p", NULL, HIGH, L, 0, NULL },
       { { "p1", "node1", MID, L, 0, APP },
         { "p2", "node2", MID, L, 0, APP },
         { "p3", "node3", MID, L, 0, NULL },
         { "p4", "node4", MID, L, 0, NULL },
         { "p5", "node5", MID, L, 0, APP } },
-      0, NULL, 40, 2, 4, "node1:p1#1 node3:p3 node5:p5#1" },
+      0,
+      NULL,
+      40,
+      2,
+      4,
+      "node1:p1#1 node3:p3 node5:p5#1" },
 };
 
 static const char *foo_values[] = { "foo" };
@@ -380,12 +478,11 @@ static void dry_run_should_start_at_the_offset_and_wrap(void **state)
 {
     static const char *const nodes[] = { "node1", "node2", "node3",
                                          "node4", "node5", NULL };
-    static const struct tpod pods[] = { { "p1", "node1", MID, L, 0, NULL },
-                                        { "p2", "node2", MID, L, 0, NULL },
-                                        { "p3", "node3", MID, L, 0, NULL },
-                                        { "p4", "node4", MID, L, 0, NULL },
-                                        { "p5", "node5", MID, L, 0, NULL },
-                                        { NULL, NULL, 0, NONE, 0, NULL } };
+    static const struct tpod pods[] = {
+        { "p1", "node1", MID, L, 0, NULL }, { "p2", "node2", MID, L, 0, NULL },
+        { "p3", "node3", MID, L, 0, NULL }, { "p4", "node4", MID, L, 0, NULL },
+        { "p5", "node5", MID, L, 0, NULL }, { NULL, NULL, 0, NONE, 0, NULL }
+    };
     static const struct tpod tp = { "tp1", NULL, HIGH, L, 0, NULL };
     static const size_t offsets[] = { 4, 1, 3 };
     static const char *const want[] = { "node1:p1 node5:p5",
@@ -424,10 +521,14 @@ struct best_row {
 #define E0 1 /* upstream's epochTime; startTime 0 reads as none here */
 
 static const struct best_row best_rows[] = {
-    { "No node needs preemption", { "node1" }, { "p", NULL, HIGH, L, 0, NULL },
-      { { "p1", "node1", MID, S, E0, NULL } }, "node1" },
+    { "No node needs preemption",
+      { "node1" },
+      { "p", NULL, HIGH, L, 0, NULL },
+      { { "p1", "node1", MID, S, E0, NULL } },
+      "node1" },
     { "node with min highest priority pod is picked",
-      { "node1", "node2", "node3" }, { "p", NULL, HIGH, VL, 0, NULL },
+      { "node1", "node2", "node3" },
+      { "p", NULL, HIGH, VL, 0, NULL },
       { { "p1.1", "node1", MID, M, E0, NULL },
         { "p1.2", "node1", MID, L, E0, NULL },
         { "p2.1", "node2", MID, M, E0, NULL },
@@ -437,7 +538,8 @@ static const struct best_row best_rows[] = {
       "node3" },
     { "when highest priorities are the same, minimum sum of priorities is "
       "picked",
-      { "node1", "node2", "node3" }, { "p", NULL, HIGH, VL, 0, NULL },
+      { "node1", "node2", "node3" },
+      { "p", NULL, HIGH, VL, 0, NULL },
       { { "p1.1", "node1", MID, M, E0, NULL },
         { "p1.2", "node1", MID, L, E0, NULL },
         { "p2.1", "node2", MID, L, E0, NULL },
@@ -447,7 +549,8 @@ static const struct best_row best_rows[] = {
       "node2" },
     { "when highest priority and sum are the same, minimum number of pods is "
       "picked",
-      { "node1", "node2", "node3" }, { "p", NULL, HIGH, VL, 0, NULL },
+      { "node1", "node2", "node3" },
+      { "p", NULL, HIGH, VL, 0, NULL },
       { { "p1.1", "node1", MID, S, E0, NULL },
         { "p1.2", "node1", NEG, S, E0, NULL },
         { "p1.3", "node1", MID, S, E0, NULL },
@@ -459,7 +562,8 @@ static const struct best_row best_rows[] = {
         { "p3.3", "node3", LOW, S, E0, NULL } },
       "node2" },
     { "sum of adjusted priorities is considered",
-      { "node1", "node2", "node3" }, { "p", NULL, HIGH, VL, 0, NULL },
+      { "node1", "node2", "node3" },
+      { "p", NULL, HIGH, VL, 0, NULL },
       { { "p1.1", "node1", MID, S, E0, NULL },
         { "p1.2", "node1", NEG, S, E0, NULL },
         { "p1.3", "node1", NEG, S, E0, NULL },
@@ -471,7 +575,8 @@ static const struct best_row best_rows[] = {
       "node2" },
     { "non-overlapping lowest high priority, sum priorities, and number of "
       "pods",
-      { "node1", "node2", "node3", "node4" }, { "p", NULL, VHI, VL, 0, NULL },
+      { "node1", "node2", "node3", "node4" },
+      { "p", NULL, VHI, VL, 0, NULL },
       { { "p1.1", "node1", MID, S, E0, NULL },
         { "p1.2", "node1", LOW, S, E0, NULL },
         { "p1.3", "node1", LOW, S, E0, NULL },
@@ -487,7 +592,8 @@ static const struct best_row best_rows[] = {
       "node1" },
     { "same priority, same number of victims, different start time for each "
       "node's pod",
-      { "node1", "node2", "node3" }, { "p", NULL, HIGH, VL, 0, NULL },
+      { "node1", "node2", "node3" },
+      { "p", NULL, HIGH, VL, 0, NULL },
       { { "p1.1", "node1", MID, M, 2, NULL },
         { "p1.2", "node1", MID, M, 2, NULL },
         { "p2.1", "node2", MID, M, 3, NULL },
@@ -497,7 +603,8 @@ static const struct best_row best_rows[] = {
       "node2" },
     { "same priority, same number of victims, different start time for all "
       "pods",
-      { "node1", "node2", "node3" }, { "p", NULL, HIGH, VL, 0, NULL },
+      { "node1", "node2", "node3" },
+      { "p", NULL, HIGH, VL, 0, NULL },
       { { "p1.1", "node1", MID, M, 4, NULL },
         { "p1.2", "node1", MID, M, 2, NULL },
         { "p2.1", "node2", MID, M, 5, NULL },
@@ -507,7 +614,8 @@ static const struct best_row best_rows[] = {
       "node3" },
     { "different priority, same number of victims, different start time for "
       "all pods",
-      { "node1", "node2", "node3" }, { "p", NULL, HIGH, VL, 0, NULL },
+      { "node1", "node2", "node3" },
+      { "p", NULL, HIGH, VL, 0, NULL },
       { { "p1.1", "node1", LOW, M, 4, NULL },
         { "p1.2", "node1", MID, M, 2, NULL },
         { "p2.1", "node2", MID, M, 6, NULL },
@@ -648,9 +756,8 @@ static void nodes_where_preemption_might_help_rows(void **state)
             if (rows[i].codes[k] == '-')
                 continue;
             en[r.n_nodes].ni = &w.fc.c.nodes[k];
-            en[r.n_nodes++].verdict.code = rows[i].codes[k] == 'X'
-                                               ? PRED_UNFIT_UNRESOLVABLE
-                                               : PRED_UNFIT;
+            en[r.n_nodes++].verdict.code =
+                rows[i].codes[k] == 'X' ? PRED_UNFIT_UNRESOLVABLE : PRED_UNFIT;
         }
         n = engine_preempt_candidates(&w.pr, w.pod, &r, 0, &w.a, &c, &e);
         assert_true(n >= 0);
@@ -684,15 +791,13 @@ static void nominated_pods_should_keep_their_room(void **state)
     nom.node = "node1";
     engine_placer_init(&pl, 100, 1);
     /* Without the nomination the low pod fits... */
-    assert_int_equal(engine_place(&pl, &w.plans, w.pod, &w.fc.c, &w.a, &r,
-                                  &ni, &msg),
-                     0);
+    assert_int_equal(
+        engine_place(&pl, &w.plans, w.pod, &w.fc.c, &w.a, &r, &ni, &msg), 0);
     /* ...with it, node1 has no room left for it. */
     pl.nominees = &nom;
     pl.n_nominees = 1;
-    assert_int_equal(engine_place(&pl, &w.plans, w.pod, &w.fc.c, &w.a, &r,
-                                  &ni, &msg),
-                     1);
+    assert_int_equal(
+        engine_place(&pl, &w.plans, w.pod, &w.fc.c, &w.a, &r, &ni, &msg), 1);
     assert_string_equal(msg, "0/1 nodes are available: 1 Insufficient cpu, "
                              "1 Insufficient memory.");
     /* A pod of higher priority does not wait for it. */

@@ -18,7 +18,9 @@
  * sched_pod.c, sched_signature.c, sched_queue.c, sched_loop.c (the
  * scheduling thread), sched_cycle.c (scheduleOne, deciding through
  * engine/engine_place.c), sched_bind.c (binders), sched_fail.c
- * (recordSchedulingFailure), sched_events.c, sched_metrics.c; scheduler.c ties
+ * (recordSchedulingFailure), sched_preempt.c (DefaultPreemption's side
+ * effects), sched_nominate.c (the nominator), sched_events.c,
+ * sched_metrics.c; scheduler.c ties
  * their life cycles.
  */
 #ifndef SERVER_SCHEDULER_SCHEDULER_H
@@ -114,6 +116,10 @@ struct scheduler {
     bool ev_stopping;
     pthread_t *ev_threads; /* as many as binders */
     int n_ev_threads;
+
+    /* Pods nominated to nodes (sched_nominate.h); lock guards them. */
+    struct sched_nominee *noms;
+    size_t n_noms, cap_noms;
 
     /* Scheduling-relevant node fields seen last, by node name. */
     struct sched_node_sig *sigs;

@@ -105,10 +105,14 @@ void sched_schedule_one(struct scheduler *s, struct sched_qitem *it,
             "Unschedulable", msg ? msg : "out of memory", start, nominated);
         goto out;
     }
-    /* Assumed: no longer waits nominated (DeleteNominatedPodIfExists). */
-    pthread_mutex_lock(&s->lock);
-    sched_nominate_drop(s, it->key);
-    pthread_mutex_unlock(&s->lock);
+    /* Assumed: no longer waits nominated (DeleteNominatedPodIfExists);
+     * a nomination made since the snapshot goes when the watch sees the
+     * pod bound. */
+    if (n_nom) {
+        pthread_mutex_lock(&s->lock);
+        sched_nominate_drop(s, it->key);
+        pthread_mutex_unlock(&s->lock);
+    }
     j = calloc(1, sizeof(*j));
     if (!j) {
         kube_cache_forget_pod(s->cache, sp->pod.namespace, sp->pod.name);

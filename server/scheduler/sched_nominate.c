@@ -95,8 +95,7 @@ void sched_nominate_on_pod(struct scheduler *s, const char *key,
     n->sp = sp;
 }
 
-size_t sched_nominate_snapshot(struct scheduler *s,
-                               struct engine_nominee **out,
+size_t sched_nominate_snapshot(struct scheduler *s, struct engine_nominee **out,
                                struct sched_pod ***refs)
 {
     size_t i, n = s->n_noms;
@@ -127,8 +126,8 @@ size_t sched_nominate_snapshot(struct scheduler *s,
     return n;
 }
 
-void sched_nominate_release(struct engine_nominee *out,
-                            struct sched_pod **refs, size_t n)
+void sched_nominate_release(struct engine_nominee *out, struct sched_pod **refs,
+                            size_t n)
 {
     size_t i;
 

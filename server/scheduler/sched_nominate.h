@@ -52,13 +52,12 @@ void sched_nominate_on_pod(struct scheduler *s, const char *key,
  * and *refs (the pods, each with a reference taken). Give both back with
  * sched_nominate_release. Returns n (0: nothing allocated).
  */
-size_t sched_nominate_snapshot(struct scheduler *s,
-                               struct engine_nominee **out,
+size_t sched_nominate_snapshot(struct scheduler *s, struct engine_nominee **out,
                                struct sched_pod ***refs);
 
 /* Release a snapshot (no lock needed). */
-void sched_nominate_release(struct engine_nominee *out,
-                            struct sched_pod **refs, size_t n);
+void sched_nominate_release(struct engine_nominee *out, struct sched_pod **refs,
+                            size_t n);
 
 /* Free every nomination (at sched_destroy). */
 void sched_nominate_free(struct scheduler *s);

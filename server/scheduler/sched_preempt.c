@@ -43,12 +43,12 @@ int sched_preempt_decide(struct scheduler *s, const struct eval_plans *plans,
 
     memset(out, 0, sizeof(*out));
     rc = engine_preempt(&pr, pod, filtered,
-                        (size_t)engine_rng_next(&s->placer.rng), a, &best,
-                        &why, e);
+                        (size_t)engine_rng_next(&s->placer.rng), a, &best, &why,
+                        e);
     if (rc <= 0) {
         if (rc == 0 && why) {
-            LOG_V(5, "pod %s/%s: no preemption: %s", pod->namespace,
-                  pod->name, why);
+            LOG_V(5, "pod %s/%s: no preemption: %s", pod->namespace, pod->name,
+                  why);
             out->clear_own = !strcmp(why, ENGINE_PREEMPT_NO_POTENTIAL) &&
                              pod->nominated_node_name &&
                              *pod->nominated_node_name;
@@ -112,8 +112,7 @@ const char *sched_preempt_execute(struct scheduler *s, const char *key,
         int rc = kube_client_delete_pod(s->client, v->ns, v->name, v->uid, e);
 
         if (rc < 0 && rc != KUBE_CLIENT_GONE) {
-            LOG_ERROR("Error preempting pod %s/%s: %s", v->ns, v->name,
-                      e->msg);
+            LOG_ERROR("Error preempting pod %s/%s: %s", v->ns, v->name, e->msg);
             return NULL;
         }
         sched_event_post(s, &vp, "Normal", "Preempted", msg);

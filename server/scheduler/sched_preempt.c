@@ -42,6 +42,7 @@ int sched_preempt_decide(struct scheduler *s, const struct eval_plans *plans,
     int rc;
 
     memset(out, 0, sizeof(*out));
+    metrics_counter_add(s->preemption_attempts, 1);
     rc = engine_preempt(&pr, pod, filtered,
                         (size_t)engine_rng_next(&s->placer.rng), a, &best, &why,
                         e);
@@ -117,6 +118,7 @@ const char *sched_preempt_execute(struct scheduler *s, const char *key,
         }
         sched_event_post(s, &vp, "Normal", "Preempted", msg);
     }
+    metrics_histogram_observe(s->preemption_victims, (double)p->n_victims);
     LOG_INFO("pod %s/%s nominated to node %s: %zu victim(s) preempted",
              sp->pod.namespace, sp->pod.name, p->node, p->n_victims);
     pthread_mutex_lock(&s->lock);

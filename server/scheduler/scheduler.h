@@ -132,6 +132,8 @@ struct scheduler {
     struct metrics_histogram *attempt_duration[3];
     struct metrics_histogram *algorithm_duration;
     struct metrics_histogram *binding_duration;
+    struct metrics_counter *preemption_attempts;
+    struct metrics_histogram *preemption_victims;
     struct metrics_counter *events_dropped;
     struct metrics_counter *events_posted[2]; /* sent, failed */
     struct metrics_gauge *leader;

@@ -29,15 +29,6 @@
 #define ENGINE_PREEMPT_NO_CANDIDATES                                           \
     "no node fits once lower-priority pods are evicted"
 
-/* A PodDisruptionBudget as preemption reads it. */
-struct engine_pdb {
-    const char *namespace;
-    const struct kube_label_selector *selector; /* NULL: nil */
-    int32_t disruptions_allowed;                /* status.disruptionsAllowed */
-    size_t n_disrupted;
-    const char *const *disrupted; /* status.disruptedPods' names */
-};
-
 /* One preemption candidate: a node and the pods to evict there. */
 struct engine_victims {
     const struct node_info *node;
@@ -50,7 +41,7 @@ struct engine_victims {
 struct engine_preemptor {
     const struct pred_plan *plan;
     const struct cluster *cl;
-    const struct engine_pdb *pdbs;
+    const struct kube_pdb *const *pdbs; /* PodDisruptionBudgets */
     size_t n_pdbs;
     const struct engine_nominee *nominees; /* pods nominated to nodes */
     size_t n_nominees;

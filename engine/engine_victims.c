@@ -41,7 +41,7 @@ static void sort_by_importance(const struct kube_pod **p, size_t n, int64_t now)
 }
 
 /* Does pdb count pod (same namespace, a non-empty selector matching)? */
-static bool pdb_covers(const struct engine_pdb *pdb, const struct kube_pod *pod)
+static bool pdb_covers(const struct kube_pdb *pdb, const struct kube_pod *pod)
 {
     size_t i;
 
@@ -51,8 +51,8 @@ static bool pdb_covers(const struct engine_pdb *pdb, const struct kube_pod *pod)
         !kube_label_selector_matches(pdb->selector, &pod->labels))
         return false;
     /* Already in DisruptedPods: processed by the API server. */
-    for (i = 0; i < pdb->n_disrupted; i++) {
-        if (!strcmp(pdb->disrupted[i], pod->name))
+    for (i = 0; i < pdb->disrupted.n; i++) {
+        if (!strcmp(pdb->disrupted.items[i].key, pod->name))
             return false;
     }
     return true;
@@ -71,13 +71,13 @@ static void split_by_pdb(const struct engine_preemptor *pr,
     size_t i, k, nv = 0, nn = 0;
 
     for (k = 0; k < pr->n_pdbs; k++)
-        allowed[k] = pr->pdbs[k].disruptions_allowed;
+        allowed[k] = pr->pdbs[k]->disruptions_allowed;
     for (i = 0; i < n; i++) {
         bool violated = false;
 
         /* A pod without labels matches no PDB. */
         for (k = 0; p[i]->labels.n && k < pr->n_pdbs; k++) {
-            if (pdb_covers(&pr->pdbs[k], p[i]) && --allowed[k] < 0)
+            if (pdb_covers(pr->pdbs[k], p[i]) && --allowed[k] < 0)
                 violated = true;
         }
         if (violated)

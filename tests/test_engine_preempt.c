@@ -444,9 +444,11 @@ static void dry_run_preemption_rows(void **state)
     (void)state;
     for (i = 0; i < sizeof(dry_rows) / sizeof(dry_rows[0]); i++) {
         const struct dry_row *r = &dry_rows[i];
-        const char *disrupted[1] = { r->disrupted };
-        struct engine_pdb pdb = { "default", &app_sel, r->pdb_allowed,
-                                  r->disrupted ? 1 : 0, disrupted };
+        struct kube_label dis = { r->disrupted, "2021-01-01T00:00:00Z" };
+        struct kube_pdb pdb = {
+            "pdb", "default", &app_sel, r->pdb_allowed, { 0 }
+        };
+        const struct kube_pdb *pdbs[1] = { &pdb };
         struct engine_victims *c;
         struct eval_result failed;
         struct world w;
@@ -454,8 +456,12 @@ static void dry_run_preemption_rows(void **state)
         long n;
 
         world_up(&w, r->preds, r->nodes, r->pods, &r->pod);
+        if (r->disrupted) {
+            pdb.disrupted.n = 1;
+            pdb.disrupted.items = &dis;
+        }
         if (r->pdb_allowed >= 0) {
-            w.pr.pdbs = &pdb;
+            w.pr.pdbs = pdbs;
             w.pr.n_pdbs = 1;
         }
         w.pr.min_candidates_percent = r->pct;

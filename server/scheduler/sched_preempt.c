@@ -31,11 +31,16 @@ int sched_preempt_decide(struct scheduler *s, const struct eval_plans *plans,
                          struct arena *a, struct sched_preemption *out,
                          struct err *e)
 {
-    struct engine_preemptor pr = { .plan = &plans->pred,
-                                   .cl = cl,
-                                   .nominees = nom,
-                                   .n_nominees = n_nom,
-                                   .now = (int64_t)time(NULL) };
+    struct engine_preemptor pr = {
+        .plan = &plans->pred,
+        .cl = cl,
+        .pdbs =
+            cl->objs ? (const struct kube_pdb *const *)cl->objs->pdbs : NULL,
+        .n_pdbs = cl->objs ? cl->objs->n_pdbs : 0,
+        .nominees = nom,
+        .n_nominees = n_nom,
+        .now = (int64_t)time(NULL)
+    };
     struct engine_victims best;
     const char *why = NULL;
     size_t i, k = 0;

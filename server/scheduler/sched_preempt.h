@@ -8,8 +8,8 @@
  * and the caller records the failure with the node nominated
  * (sched_fail_nominated), which requeues the pod.
  *
- * PodDisruptionBudgets are not read (the cache does not list them):
- * every victim counts as violating none.
+ * PodDisruptionBudgets come from the cache (policy/v1beta1, watched by
+ * schedule only: KUBE_KINDS_SCHEDULE).
  */
 #ifndef SERVER_SCHEDULER_SCHED_PREEMPT_H
 #define SERVER_SCHEDULER_SCHED_PREEMPT_H

@@ -4,7 +4,9 @@
 # 1000 on a node full of 1-CPU pods of priority 10..13 evicts the two of
 # lowest priority (v1.22 reprieves from the highest down), binds there,
 # carries status.nominatedNodeName, and each victim gets a Preempted
-# event; a pod with preemptionPolicy Never evicts nothing.
+# event; a pod with preemptionPolicy Never evicts nothing; a
+# PodDisruptionBudget (policy/v1beta1, its budget spent) saves the pod it
+# covers: the victim is the other one, of higher priority.
 . "$(dirname "$0")/lib.sh"
 PIDS=""
 cleanup() { for p in $PIDS; do kill -9 "$p" 2>/dev/null; done; }
@@ -31,7 +33,7 @@ current-context: c
 KC
 K="kubectl --kubeconfig $T_TMP/kubeconfig"
 cat >"$T_TMP/policy.json" <<'POL'
-{"kind":"Policy","apiVersion":"v1","predicates":[{"name":"PodFitsResources"}],
+{"kind":"Policy","apiVersion":"v1","predicates":[{"name":"PodFitsResources"},{"name":"MatchNodeSelector"}],
  "priorities":[{"name":"LeastRequestedPriority","weight":1}]}
 POL
 
@@ -106,6 +108,36 @@ if wait_for 10 cond; then ok "preemptionPolicy Never: the pod is marked Unschedu
 run "kubectl get the pods left" 0 $K get pods -o \
     jsonpath='{range .items[*]}{.metadata.name} {end}'
 contains "preemptionPolicy Never evicts nothing" out "low-12 low-13 never urgent "
+
+# A PDB: on n2 (pool b) guarded (priority 20, app=guarded, covered by a
+# budget with no disruption left) and plain (priority 30). Without the
+# PDB the victim would be guarded, the less important.
+{
+    echo '{"apiVersion":"v1","kind":"List","items":['
+    echo '{"apiVersion":"v1","kind":"Node","metadata":{"name":"n2","labels":{"kubernetes.io/hostname":"n2","pool":"b"}},'
+    echo ' "status":{"allocatable":{"cpu":"4","memory":"8Gi","pods":"110"},"capacity":{"cpu":"4","memory":"8Gi","pods":"110"},'
+    echo '  "conditions":[{"type":"Ready","status":"True"}]}},'
+    pod guarded 20 2 n2 | sed 's/"namespace":"default"}/"namespace":"default","labels":{"app":"guarded"}}/'
+    echo ,
+    pod plain 30 2 n2
+    echo ',{"apiVersion":"policy/v1beta1","kind":"PodDisruptionBudget","metadata":{"name":"guard","namespace":"default"},'
+    echo ' "spec":{"selector":{"matchLabels":{"app":"guarded"}},"maxUnavailable":0}}'
+    echo ']}'
+} >"$T_TMP/pdb.json"
+run "kubectl create n2, its pods and a PDB" 0 $K create -f "$T_TMP/pdb.json"
+run "the PDB's status: no disruption allowed" 0 curl -sf -X PATCH \
+    -H "Content-Type: application/merge-patch+json" \
+    "$api_url/apis/policy/v1beta1/namespaces/default/poddisruptionbudgets/guard/status" \
+    -d '{"status":{"disruptionsAllowed":0,"currentHealthy":1,"desiredHealthy":1,"expectedPods":1}}'
+sleep 1 # the watch brings the status
+pod urgent2 1000 2 '' '"nodeSelector":{"pool":"b"},' >"$T_TMP/urgent2.json"
+run "kubectl create a preemptor for pool b" 0 $K create -f "$T_TMP/urgent2.json"
+if wait_for 15 eval '[ "$(get urgent2 "p[\"spec\"].get(\"nodeName\",\"\")")" = n2 ]'; then
+    ok "the preemptor is bound to n2"; else
+    not_ok "the preemptor is bound to n2" "$(tail -5 "$T_TMP/s.log")"; fi
+run "kubectl get the pods left" 0 $K get pods -o \
+    jsonpath='{range .items[*]}{.metadata.name} {end}'
+contains "the PDB keeps guarded; plain is the victim" out "guarded low-12 low-13 never urgent urgent2 "
 kill "$sp"
 wait "$sp" 2>/dev/null
 finish

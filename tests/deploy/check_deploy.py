@@ -67,6 +67,7 @@ RBAC_ALLOWED = {
     ("apps", "replicasets"): READ, ("apps", "statefulsets"): READ,
     ("storage.k8s.io", "storageclasses"): READ,
     ("storage.k8s.io", "csinodes"): READ,
+    ("policy", "poddisruptionbudgets"): READ,
     ("", "pods/binding"): {"create"}, ("", "events"): {"create"},
     ("coordination.k8s.io", "leases"): {"get", "create", "update"},
     ("", "pods/status"): {"patch"},

@@ -10,7 +10,8 @@ kube-apiserver v1.20 (issue 14, point 4).
   none twice;
 - a burst of high-priority pods on full nodes preempts (DefaultPreemption):
   the victims are deleted, the pods bind where kube-scheduler v1.20.2,
-  run on the same setup as the oracle, puts them.
+  run on the same setup as the oracle, puts them; again with a
+  PodDisruptionBudget that leaves its pods no disruption.
 """
 import json
 import os
@@ -361,8 +362,23 @@ PREEMPT_FILL = {
 PREEMPTORS = ["h1", "h2", "h3"]  # 2 CPU, priority 1000, in this order
 
 
-def preemption_run(s, start_scheduler):
-    """Fill the nodes, start a scheduler, create the preemptors at once and
+def guard_pdb(s):
+    """A policy/v1beta1 PDB over app=guard with no disruption left (the
+    status the disruption controller would write, set by hand: no
+    kube-controller-manager runs here)."""
+    path = "/apis/policy/v1beta1/namespaces/default/poddisruptionbudgets"
+    s.cp.post(path, {"apiVersion": "policy/v1beta1", "kind": "PodDisruptionBudget",
+                     "metadata": {"name": "guard"},
+                     "spec": {"selector": {"matchLabels": {"app": "guard"}},
+                              "maxUnavailable": 0}})
+    s.cp.patch(path + "/guard/status", {"status": {
+        "disruptionsAllowed": 0, "currentHealthy": 2, "desiredHealthy": 2,
+        "expectedPods": 2, "observedGeneration": 1}})
+
+
+def preemption_run(s, start_scheduler, guarded=()):
+    """Fill the nodes (the pods in guarded labelled app=guard and covered
+    by guard_pdb), start a scheduler, create the preemptors at once and
     play the kubelet (victims marked for deletion go for good) until every
     preemptor is bound. Returns (placements, pods left, preemptor pods,
     scheduler proc)."""
@@ -374,7 +390,10 @@ def preemption_run(s, start_scheduler):
             "metadata": {"name": f"p{v}"}, "value": v})
     for name, (node, prio, cpu) in PREEMPT_FILL.items():
         s.cp.create_pod(name, cpu=cpu, scheduler=NAME, node_name=node,
-                        priority_class=f"p{prio}")
+                        priority_class=f"p{prio}",
+                        labels={"app": "guard"} if name in guarded else None)
+    if guarded:
+        guard_pdb(s)
     proc = start_scheduler()
     for name in PREEMPTORS:
         s.cp.create_pod(name, cpu="2", scheduler=NAME, priority_class="p1000")
@@ -433,7 +452,39 @@ def scenario_preemption_matches_kube_scheduler(s):
     s.check(ks_left == ours_left, f"kube-scheduler v1.20.2 leaves the same pods ({ks_left})")
 
 
+def scenario_preemption_respects_pdbs_like_kube_scheduler(s):
+    """The same burst with a10 and a11 under a PodDisruptionBudget that
+    allows no disruption: h1 still goes to preempt-a but reprieves them
+    (its victims a12, a13); h2 would now violate the budget there, so it
+    preempts on preempt-c (c20, c21), and h3 follows it (c22, c23). The
+    oracle is kube-scheduler v1.20.2 on the same setup."""
+    pol = os.path.join(s.env.workdir, "preempt-policy.json")
+    with open(pol, "w") as f:
+        json.dump(PREEMPT_POLICY, f)
+    guarded = ("a10", "a11")
+    ours_placed, ours_left, _, proc = preemption_run(
+        s, lambda: actors.Schedule(s, pol, "--leader-elect=false", "--v", "2", "--seed", "1",
+                                   name="schedule-preempt-pdb").proc, guarded)
+    proc.stop()
+    want_placed = {"h1": "preempt-a", "h2": "preempt-c", "h3": "preempt-c"}
+    want_left = sorted(["a10", "a11", "b30", "b31", "h1", "h2", "h3"])
+    s.check(ours_placed == want_placed, f"schedule binds the preemptors {ours_placed} "
+            f"(by hand: {want_placed})")
+    s.check(ours_left == want_left, f"schedule leaves {ours_left}: the PDB's pods stay "
+            f"(by hand: {want_left})")
+    s.cp.delete_all()
+    s.cp.delete("/apis/policy/v1beta1/namespaces/default/poddisruptionbudgets/guard")
+    ks_placed, ks_left, _, _ = preemption_run(
+        s, lambda: actors.KubeScheduler(s, policy_file=pol, name="kube-scheduler-preempt-pdb").proc,
+        guarded)
+    s.cp.delete("/apis/policy/v1beta1/namespaces/default/poddisruptionbudgets/guard")
+    s.check(ks_placed == ours_placed,
+            f"kube-scheduler v1.20.2 places the preemptors alike ({ks_placed})")
+    s.check(ks_left == ours_left, f"kube-scheduler v1.20.2 leaves the same pods ({ks_left})")
+
+
 SCENARIOS = [scenario_burst_binds_what_fits_and_explains_the_rest,
              scenario_two_replicas_one_leader_failover,
              scenario_apiserver_restart_mid_run,
-             scenario_preemption_matches_kube_scheduler]
+             scenario_preemption_matches_kube_scheduler,
+             scenario_preemption_respects_pdbs_like_kube_scheduler]

@@ -12,6 +12,7 @@
 
 #include "server/common/log.h"
 #include "server/scheduler/sched_events.h"
+#include "server/scheduler/sched_nominate.h"
 
 const char *sched_truncate_message(struct arena *a, const char *msg)
 {
@@ -111,6 +112,10 @@ void sched_fail_nominated(struct scheduler *s, struct sched_qitem *it,
     same = it->last_message && !strcmp(it->last_message, msg);
     sched_queue_set_message(it, msg);
     deleted = it->deleted;
+    /* Gone while in flight: the watch dropped its nomination already, so
+     * one made in this cycle must go too (the item may be freed next). */
+    if (deleted && node)
+        sched_nominate_drop(s, it->key);
     sched_queue_requeue(&s->q, it, now);
     pthread_mutex_unlock(&s->lock);
     if (result == SCHED_RESULT_ERROR)

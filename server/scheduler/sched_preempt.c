@@ -55,8 +55,9 @@ int sched_preempt_decide(struct scheduler *s, const struct eval_plans *plans,
         if (rc == 0 && why) {
             LOG_V(5, "pod %s/%s: no preemption: %s", pod->namespace, pod->name,
                   why);
+            /* Upstream returns ErrNoNodesAvailable first on no nodes. */
             out->clear_own = !strcmp(why, ENGINE_PREEMPT_NO_POTENTIAL) &&
-                             pod->nominated_node_name &&
+                             cl->n_nodes && pod->nominated_node_name &&
                              *pod->nominated_node_name;
         }
         return rc;

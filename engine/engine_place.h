@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/engine_nominated.h"
 #include "engine/evaluate.h"
 
 /* ErrNoNodesAvailable of v1.22. */
@@ -30,6 +31,11 @@ struct engine_placer {
     /* NULL, or PreScore states kept across decisions (prescore_cache.h),
      * under the same promise. */
     struct prescore_cache *prescore;
+    /* The pods nominated to nodes (after preemptions), which a pod of
+     * lower or equal priority must leave room for; set by the caller
+     * before each decision (none: the pass is unchanged). */
+    const struct engine_nominee *nominees;
+    size_t n_nominees;
     /* Private: the node order buffers, grown as needed. */
     const struct node_info **node_buf;
     size_t *node_idx;

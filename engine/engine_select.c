@@ -5,7 +5,7 @@
  * scheduler and the extender's single-top answer.
  */
 #include "engine/engine_select.h"
-static uint64_t splitmix(uint64_t *x)
+uint64_t engine_rng_next(uint64_t *x)
 {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
 
@@ -26,7 +26,7 @@ size_t engine_select_host(const int64_t *totals, size_t n, uint64_t *rng)
             count = 1;
         } else if (totals[i] == max) {
             count++;
-            if (splitmix(rng) % count == 0)
+            if (engine_rng_next(rng) % count == 0)
                 selected = i;
         }
     }

@@ -13,6 +13,10 @@
  * equal ones uniformly at random (reservoir sampling with *rng, a
  * splitmix64 state).
  */
+/* The next draw of a splitmix64 state (selectHost's and preemption's
+ * random offset). */
+uint64_t engine_rng_next(uint64_t *rng);
+
 size_t engine_select_host(const int64_t *totals, size_t n, uint64_t *rng);
 
 #endif

@@ -330,6 +330,13 @@ static int policy_key(struct ictx *c, const char *key, const char *v)
     if (!once(c, key))
         return 0;
     if (!strcmp(key, "apiVersion")) {
+        /* The JSON reader's rule (policy.c check_header): what the INI
+         * form accepts must load again once written as JSON. */
+        if (strcmp(v, "v1") && strcmp(v, "kubescheduler.config.k8s.io/v1"))
+            return fail(c,
+                        "apiVersion: expected v1 or "
+                        "kubescheduler.config.k8s.io/v1, got \"%s\"",
+                        v);
         d->api_version = v;
         return 1;
     }

@@ -113,6 +113,46 @@ static void bind_should_refuse_names_that_break_the_path(void **state)
     fh_stop(fh);
 }
 
+/* Preemption's victims: DELETE with the UID as precondition; gone (404)
+ * or replaced (409 on the precondition) is KUBE_CLIENT_GONE. */
+static void delete_pod_should_send_the_uid_precondition(void **state)
+{
+    static const struct {
+        int status;
+        int want;
+    } cases[] = { { 200, 0 },
+                  { 404, KUBE_CLIENT_GONE },
+                  { 409, KUBE_CLIENT_GONE },
+                  { 500, -1 } };
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct fh_response r = { "DELETE /api/v1/namespaces/ns1/pods/p1",
+                                 cases[i].status,
+                                 "{}",
+                                 0,
+                                 0,
+                                 false,
+                                 0,
+                                 false };
+        struct fake_http *fh = fh_start(&r, 1);
+        struct kube_client *c = client_for(fh, NULL, NULL);
+        struct err e = { "" };
+        struct fh_request req;
+
+        assert_int_equal(kube_client_delete_pod(c, "ns1", "p1", "uid-9", &e),
+                         cases[i].want);
+        assert_true(fh_request(fh, 0, &req));
+        assert_int_equal(req.answered_by, 0);
+        assert_non_null(strstr(req.body, "\"kind\":\"DeleteOptions\""));
+        assert_non_null(
+            strstr(req.body, "\"preconditions\":{\"uid\":\"uid-9\"}"));
+        kube_client_free(c);
+        fh_stop(fh);
+    }
+}
+
 static void event_and_status_patch_should_reach_their_paths(void **state)
 {
     struct fh_response rs[] = {
@@ -394,6 +434,7 @@ int main(void)
         cmocka_unit_test(bind_should_post_a_binding_and_classify_the_answer),
         cmocka_unit_test(bind_should_refuse_names_that_break_the_path),
         cmocka_unit_test(event_and_status_patch_should_reach_their_paths),
+        cmocka_unit_test(delete_pod_should_send_the_uid_precondition),
         cmocka_unit_test(token_file_should_be_reread_when_it_changes),
         cmocka_unit_test(token_file_with_control_characters_should_be_refused),
         cmocka_unit_test(

@@ -285,9 +285,34 @@ static void rtcr_should_refuse_a_null_resource_by_its_weight(void **state)
                         "range [1, inf)");
 }
 
+/*
+ * fuzz_parse: a byte-order mark before a document with a NUL byte; the
+ * streamed path counted the mark in the offset, the tree path did not.
+ */
+static void parse_should_count_offsets_after_a_bom_both_ways(void **state)
+{
+    static const char doc[] = "\xEF\xBB\xBF{\"kind\":\"Pod\",\"a\":\"x\0\"}";
+    struct kube_objects o1, o2;
+    struct err e1 = { "" }, e2 = { "" };
+    struct arena a;
+
+    (void)state;
+    arena_init(&a, 0);
+    memset(&o1, 0, sizeof(o1));
+    memset(&o2, 0, sizeof(o2));
+    assert_int_equal(kube_parse_document(&a, doc, sizeof(doc) - 1, &o1, &e1),
+                     -1);
+    assert_int_equal(
+        kube_parse_document_tree(&a, doc, sizeof(doc) - 1, &o2, &e2), -1);
+    assert_non_null(strstr(e1.msg, "NUL byte at byte offset 20"));
+    assert_string_equal(e1.msg, e2.msg);
+    arena_destroy(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(parse_should_count_offsets_after_a_bom_both_ways),
         cmocka_unit_test(json_in_situ_should_report_lines_of_the_input),
         cmocka_unit_test(json_in_situ_should_still_decode_escaped_line_feeds),
         cmocka_unit_test(preempt_should_refuse_pdb_counts_beyond_int64),

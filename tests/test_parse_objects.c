@@ -236,6 +236,49 @@ static void storage_classes_and_csi_nodes_should_be_read(void **state)
     assert_int_equal(cn->drivers[1].n_topology_keys, 0);
 }
 
+/* PodDisruptionBudget: what preemption counts (engine_victims.c), in
+ * policy/v1beta1 and v1 alike; a budget without status allows none. */
+static void pdbs_should_read_selector_budget_and_disrupted_pods(void **state)
+{
+    struct fixture *f = *state;
+    const struct kube_pdb *p;
+
+    assert_int_equal(
+        parse_text(f, "{\"kind\":\"List\",\"items\":[{\"apiVersion\":"
+                      "\"policy/v1beta1\",\"kind\":\"PodDisruptionBudget\","
+                      "\"metadata\":{\"name\":\"g\",\"namespace\":\"ns1\"},"
+                      "\"spec\":{\"selector\":{\"matchLabels\":{\"app\":"
+                      "\"a\"}}},\"status\":{\"disruptionsAllowed\":2,"
+                      "\"disruptedPods\":{\"p1\":\"2021-01-01T00:00:00Z\"}}},"
+                      "{\"apiVersion\":\"policy/v1\",\"kind\":"
+                      "\"PodDisruptionBudget\",\"metadata\":{\"name\":\"h\"},"
+                      "\"spec\":{\"selector\":{}}}]}"),
+        0);
+    assert_int_equal(f->o.n_pdbs, 2);
+    assert_int_equal(f->o.n_skipped, 0);
+    p = f->o.pdbs[0];
+    assert_string_equal(p->name, "g");
+    assert_string_equal(p->namespace, "ns1");
+    assert_non_null(p->selector);
+    assert_int_equal(p->selector->n_reqs, 1);
+    assert_int_equal(p->disruptions_allowed, 2);
+    assert_int_equal(p->disrupted.n, 1);
+    assert_string_equal(p->disrupted.items[0].key, "p1");
+    p = f->o.pdbs[1];
+    assert_string_equal(p->namespace, "default");
+    assert_non_null(p->selector);
+    assert_int_equal(p->selector->n_reqs, 0);
+    assert_int_equal(p->disruptions_allowed, 0);
+    assert_int_equal(p->disrupted.n, 0);
+    /* A budget that is not an integer names its path. */
+    assert_int_equal(
+        parse_text(f, "{\"kind\":\"PodDisruptionBudget\",\"metadata\":{"
+                      "\"name\":\"x\"},\"status\":{\"disruptionsAllowed\":"
+                      "\"many\"}}"),
+        -1);
+    assert_non_null(strstr(f->e.msg, "status.disruptionsAllowed"));
+}
+
 /* The API server's PodList carries no kind on its items. */
 static void kind_list_should_give_items_its_kind(void **state)
 {
@@ -445,6 +488,9 @@ int main(void)
             claims_should_tell_absent_storage_class_from_set, setup, teardown),
         cmocka_unit_test_setup_teardown(
             storage_classes_and_csi_nodes_should_be_read, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            pdbs_should_read_selector_budget_and_disrupted_pods, setup,
+            teardown),
         cmocka_unit_test_setup_teardown(kind_list_should_give_items_its_kind,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(

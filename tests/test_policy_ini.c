@@ -50,6 +50,10 @@ static const struct icase error_cases[] = {
       "\"Name\"], [priority \"Name\"], [extender \"N\"])" },
     { "bad boolean", "[predicate \"A\"]\nlabelsPresence.presence = yes\n",
       "t.ini:2: labelsPresence.presence: expected true or false, got \"yes\"" },
+    { "apiVersion the JSON form refuses (fuzz_policy)",
+      "[policy]\napiVersion = listed\n",
+      "t.ini:2: apiVersion: expected v1 or kubescheduler.config.k8s.io/v1, "
+      "got \"listed\"" },
     { "bad integer", "[priority \"A\"]\nweight = 1x\n",
       "t.ini:2: weight: expected an integer, got \"1x\"" },
     { "scalar twice", "[priority \"A\"]\nweight = 1\nweight = 2\n",

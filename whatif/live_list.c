@@ -15,7 +15,7 @@
 #include "kube/client/informer.h"
 #include "kube/parse/parse.h"
 
-#define N_KINDS (KUBE_KIND_NAMESPACE + 1)
+#define N_KINDS KUBE_KIND_COUNT
 
 /* What the sink gathers (on the informer thread). */
 struct gather {

@@ -18,7 +18,7 @@
 #include "kube/base/hash.h"
 #include "kube/parse/parse.h"
 
-#define N_KIND_SLOTS (KUBE_KIND_NAMESPACE + 1)
+#define N_KIND_SLOTS KUBE_KIND_COUNT
 #define ORPHAN_SLOTS 1024
 #define OBJ_CHUNK    1024 /* arena chunk for the small kinds */
 
@@ -118,6 +118,7 @@ static const struct {
     { KUBE_KIND_STORAGE_CLASS, OBJS(n_storage_classes, storage_classes) },
     { KUBE_KIND_CSI_NODE, OBJS(n_csi_nodes, csi_nodes) },
     { KUBE_KIND_NAMESPACE, OBJS(n_namespaces, namespaces) },
+    { KUBE_KIND_PDB, OBJS(n_pdbs, pdbs) },
 };
 
 static size_t *arr_count(struct kube_objects *o, enum kube_kind k)
@@ -187,6 +188,10 @@ static void obj_key(enum kube_kind k, const void *o, const char **ns,
         break;
     case KUBE_KIND_CSI_NODE:
         *name = ((const struct kube_csi_node *)o)->name;
+        break;
+    case KUBE_KIND_PDB:
+        *ns = ((const struct kube_pdb *)o)->namespace;
+        *name = ((const struct kube_pdb *)o)->name;
         break;
     case KUBE_KIND_NAMESPACE:
     default:
@@ -628,7 +633,7 @@ int kube_cache_apply(struct kube_cache *c, enum kube_kind kind,
 
     if (!p)
         return err_set(e, "out of memory");
-    if (kind <= KUBE_KIND_UNKNOWN || kind > KUBE_KIND_NAMESPACE) {
+    if (kind <= KUBE_KIND_UNKNOWN || kind >= KUBE_KIND_COUNT) {
         free(p);
         return err_set(e, "kind %d is not cached", (int)kind);
     }

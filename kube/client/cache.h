@@ -107,9 +107,9 @@ void kube_cache_list_begin(struct kube_cache *c, enum kube_kind kind);
 void kube_cache_list_end(struct kube_cache *c, enum kube_kind kind);
 
 struct kube_cache_stats {
-    size_t objects[KUBE_KIND_NAMESPACE + 1]; /* by enum kube_kind */
-    size_t object_bytes;                     /* memory held by object copies */
-    size_t orphan_pods; /* bound to nodes the cache has not seen */
+    size_t objects[KUBE_KIND_COUNT]; /* by enum kube_kind */
+    size_t object_bytes;             /* memory held by object copies */
+    size_t orphan_pods;              /* bound to nodes the cache has not seen */
 };
 
 void kube_cache_stats(struct kube_cache *c, struct kube_cache_stats *out);

@@ -591,3 +591,27 @@ int kube_client_patch_pod_status(struct kube_client *c, const char *ns,
                       "application/strategic-merge-patch+json", doc, &status,
                       e);
 }
+
+int kube_client_delete_pod(struct kube_client *c, const char *ns,
+                           const char *name, const char *uid, struct err *e)
+{
+    char path[600];
+    cJSON *opts, *pre;
+    long status = 0;
+
+    if (check_segment("namespace", ns, e) < 0 ||
+        check_segment("pod name", name, e) < 0)
+        return -1;
+    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", ns, name);
+    opts = cJSON_CreateObject();
+    cJSON_AddStringToObject(opts, "apiVersion", "v1");
+    cJSON_AddStringToObject(opts, "kind", "DeleteOptions");
+    if (uid && *uid) {
+        pre = cJSON_AddObjectToObject(opts, "preconditions");
+        cJSON_AddStringToObject(pre, "uid", uid);
+    }
+    if (write_json(c, "DELETE", path, "application/json", opts, &status, e) ==
+        0)
+        return 0;
+    return status == 404 || status == 409 ? KUBE_CLIENT_GONE : -1;
+}

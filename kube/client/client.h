@@ -37,6 +37,8 @@
  * started answers 403 until its RBAC authorizer has synced its roles
  * (before /readyz says informer-sync ok), so this can pass too. */
 #define KUBE_CLIENT_FORBIDDEN (-4)
+/* A pod to delete is gone already, or is another pod by now (UID). */
+#define KUBE_CLIENT_GONE (-5)
 
 /*
  * A token bucket as golang.org/x/time/rate: `burst` tokens, refilled at
@@ -188,5 +190,14 @@ int kube_client_create_event(struct kube_client *c,
 int kube_client_patch_pod_status(struct kube_client *c, const char *ns,
                                  const char *name, const char *patch,
                                  struct err *e);
+
+/*
+ * DELETE pod ns/name with a UID precondition (preemption's victims): only
+ * that incarnation of the pod goes. Returns 0 when deleted (200/202),
+ * KUBE_CLIENT_GONE when it is gone already or was replaced (404, or 409
+ * from the precondition), -1 on any other failure; e is set unless 0.
+ */
+int kube_client_delete_pod(struct kube_client *c, const char *ns,
+                           const char *name, const char *uid, struct err *e);
 
 #endif

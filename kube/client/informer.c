@@ -62,6 +62,10 @@ static const struct kube_resource resources[] = {
       "/apis/storage.k8s.io/v1/storageclasses" },
     { KUBE_KIND_CSI_NODE, "csinodes", "/apis/storage.k8s.io/v1/csinodes" },
     { KUBE_KIND_NAMESPACE, "namespaces", "/api/v1/namespaces" },
+    /* policy/v1beta1: what v1.20.2's DefaultPreemption lists, served up
+     * to v1.24. Only schedule watches it (KUBE_KINDS_SCHEDULE). */
+    { KUBE_KIND_PDB, "poddisruptionbudgets",
+      "/apis/policy/v1beta1/poddisruptionbudgets" },
 };
 
 #define N_RESOURCES (sizeof(resources) / sizeof(resources[0]))

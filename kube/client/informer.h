@@ -71,8 +71,11 @@ const struct kube_resource *kube_resource_for(enum kube_kind kind);
 
 /* A bit per kind for kube_informer_opts.kinds. */
 #define KUBE_KIND_BIT(k) (1u << (unsigned)(k))
-/* The eleven kinds the cache keeps (everything but KUBE_KIND_UNKNOWN). */
+/* The eleven kinds every cache keeps: all but KUBE_KIND_UNKNOWN and
+ * KUBE_KIND_PDB. */
 #define KUBE_KINDS_ALL 0xffeu
+/* schedule's: those and PodDisruptionBudgets (preemption counts them). */
+#define KUBE_KINDS_SCHEDULE (KUBE_KINDS_ALL | KUBE_KIND_BIT(KUBE_KIND_PDB))
 
 /* Log levels for kube_log_fn. */
 #define KUBE_LOG_INFO  0

@@ -673,56 +673,73 @@ const struct kube_csi_node *cluster_csi_node(const struct cluster *c,
     return NULL;
 }
 
-static bool is_victim(const struct kube_pod *p, const char *const *uids,
-                      size_t n)
+/* Is p one of the pods ch drops (by UID or by address)? */
+static bool dropped(const struct kube_pod *p,
+                    const struct cluster_view_change *ch)
 {
     size_t i;
 
-    for (i = 0; i < n; i++) {
-        if (p->uid && !strcmp(p->uid, uids[i]))
+    for (i = 0; i < ch->n_drop; i++) {
+        if (ch->drop[i] == p)
+            return true;
+    }
+    for (i = 0; p->uid && i < ch->n_drop_uids; i++) {
+        if (!strcmp(p->uid, ch->drop_uids[i]))
             return true;
     }
     return false;
 }
 
-int cluster_view_without_pods(struct arena *a, const struct cluster *c,
-                              const char *node, const char *const *uids,
-                              size_t n_uids, struct cluster *view)
+/* Account p on the view's node ni (filters' aggregates only). */
+static int view_add(struct arena *a, struct node_info *ni,
+                    const struct kube_pod *p)
 {
-    const struct node_info *src = cluster_node(c, node);
-    struct node_info *ni;
-    size_t i;
+    ni->pods = grow(a, ni->pods, ni->n_pods, &ni->cap_pods, ni->n_pods + 1,
+                    sizeof(*ni->pods));
+    if (!ni->pods || account_requests(a, ni, p, 1) < 0 ||
+        add_ports(a, ni, p) < 0 || add_affinity_pod(a, ni, p) < 0)
+        return -1;
+    ni->pods[ni->n_pods++] = p;
+    if (p->affinity.pod_anti_affinity.n_required)
+        ni->n_anti_affinity_pods++;
+    return 0;
+}
 
-    if (!src)
-        return 0;
+int cluster_view_begin(struct arena *a, const struct cluster *c,
+                       struct cluster *view)
+{
     *view = *c;
-    view->nodes = arena_alloc(a, c->n_nodes * sizeof(*view->nodes));
+    view->nodes =
+        arena_alloc(a, (c->n_nodes ? c->n_nodes : 1) * sizeof(*view->nodes));
     if (!view->nodes)
         return -1;
     memcpy(view->nodes, c->nodes, c->n_nodes * sizeof(*view->nodes));
-    ni = &view->nodes[src->index];
+    return 0;
+}
+
+int cluster_view_set_node(struct arena *a, const struct cluster *c,
+                          struct cluster *view, size_t idx,
+                          const struct cluster_view_change *ch)
+{
+    const struct node_info *src = &c->nodes[idx];
+    struct node_info *ni = &view->nodes[idx];
+    size_t i;
+
     memset(ni, 0, sizeof(*ni));
     node_info_set_node(ni, src->node);
     ni->index = src->index;
     ni->n_images = src->n_images;
     ni->images = src->images;
     for (i = 0; i < src->n_pods; i++) {
-        const struct kube_pod *p = src->pods[i];
-
-        if (is_victim(p, uids, n_uids))
-            continue;
-        ni->pods = grow(a, ni->pods, ni->n_pods, &ni->cap_pods, ni->n_pods + 1,
-                        sizeof(*ni->pods));
-        if (!ni->pods || account_requests(a, ni, p, 1) < 0 ||
-            add_ports(a, ni, p) < 0)
+        if (!dropped(src->pods[i], ch) && view_add(a, ni, src->pods[i]) < 0)
             return -1;
-        if (add_affinity_pod(a, ni, p) < 0)
-            return -1;
-        ni->pods[ni->n_pods++] = p;
-        if (p->affinity.pod_anti_affinity.n_required)
-            ni->n_anti_affinity_pods++;
     }
-    /* The survivors' entries, sharing c's term ids (nothing interned). */
+    for (i = 0; i < ch->n_add; i++) {
+        if (view_add(a, ni, ch->add[i]) < 0)
+            return -1;
+    }
+    /* The survivors' entries, sharing c's term ids (nothing interned);
+     * added pods bring none: the view is for filtering. */
     ni->aff_entries =
         arena_alloc(a, (src->n_aff_entries ? src->n_aff_entries : 1) *
                            sizeof(*ni->aff_entries));
@@ -730,10 +747,33 @@ int cluster_view_without_pods(struct arena *a, const struct cluster *c,
         return -1;
     ni->cap_aff_entries = src->n_aff_entries;
     for (i = 0; i < src->n_aff_entries; i++) {
-        if (!is_victim(src->aff_entries[i].pod, uids, n_uids))
+        if (!dropped(src->aff_entries[i].pod, ch))
             ni->aff_entries[ni->n_aff_entries++] = src->aff_entries[i];
     }
-    view->n_pods = c->n_pods - (src->n_pods - ni->n_pods);
+    view->n_pods = c->n_pods - src->n_pods + ni->n_pods;
+    return 0;
+}
+
+void cluster_view_reset_node(const struct cluster *c, struct cluster *view,
+                             size_t idx)
+{
+    view->nodes[idx] = c->nodes[idx];
+    view->n_pods = c->n_pods;
+}
+
+int cluster_view_without_pods(struct arena *a, const struct cluster *c,
+                              const char *node, const char *const *uids,
+                              size_t n_uids, struct cluster *view)
+{
+    const struct node_info *src = cluster_node(c, node);
+    struct cluster_view_change ch = { .drop_uids = uids,
+                                      .n_drop_uids = n_uids };
+
+    if (!src)
+        return 0;
+    if (cluster_view_begin(a, c, view) < 0 ||
+        cluster_view_set_node(a, c, view, src->index, &ch) < 0)
+        return -1;
     return 1;
 }
 

@@ -167,12 +167,41 @@ int cluster_add_pod(struct cluster *c, const struct kube_pod *pod);
 int cluster_remove_pod(struct cluster *c, const struct kube_pod *pod);
 
 /*
- * A read-only view of c in which node `node` no longer has the pods whose
- * UIDs are listed (preemption's "what if these victims were gone"). The
- * view shares everything with c except its node array and that one
- * node's aggregates, which come from a. Never modify or free the view;
- * it is valid while c and a are. Returns 1, 0 when c has no such node,
- * or -1 when out of memory.
+ * Read-only views of c in which one node's pods differ (preemption's
+ * "what if these victims were gone", the nominated pods that kube-scheduler
+ * counts on a node). A view shares everything with c except its node
+ * array and the changed node's aggregates, which come from a. Never
+ * modify or free a view; it is valid while c and a are. Added pods count
+ * for the filters (requests, ports, pods with affinity) but bring no
+ * scoring entries.
+ *
+ * cluster_view_begin: view = c with its own node array (0, -1 when out of
+ * memory). cluster_view_set_node: node idx of view becomes c's node idx
+ * without the pods ch drops (by UID or address) and with ch->add
+ * accounted (0, -1 when out of memory; any other node changed before
+ * must have been reset). cluster_view_reset_node: node idx back to c's.
+ */
+struct cluster_view_change {
+    const char *const *drop_uids;
+    size_t n_drop_uids;
+    const struct kube_pod *const *drop;
+    size_t n_drop;
+    const struct kube_pod *const *add;
+    size_t n_add;
+};
+
+int cluster_view_begin(struct arena *a, const struct cluster *c,
+                       struct cluster *view);
+int cluster_view_set_node(struct arena *a, const struct cluster *c,
+                          struct cluster *view, size_t idx,
+                          const struct cluster_view_change *ch);
+void cluster_view_reset_node(const struct cluster *c, struct cluster *view,
+                             size_t idx);
+
+/*
+ * A view of c in which node `node` no longer has the pods whose UIDs are
+ * listed (the extender's preempt verb). Returns 1, 0 when c has no such
+ * node, or -1 when out of memory.
  */
 int cluster_view_without_pods(struct arena *a, const struct cluster *c,
                               const char *node, const char *const *uids,

@@ -220,6 +220,8 @@ static void pk_pod(struct pk *p, const struct kube_pod *s)
     d->scheduler_name = pk_str(p, s->scheduler_name);
     d->has_priority = s->has_priority;
     d->priority = s->priority;
+    d->has_start_time = s->has_start_time; /* preemption's victim order */
+    d->start_time = s->start_time;
     pk_pod_affinity(p, &d->affinity.pod_affinity, &s->affinity.pod_affinity);
     pk_pod_affinity(p, &d->affinity.pod_anti_affinity,
                     &s->affinity.pod_anti_affinity);

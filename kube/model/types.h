@@ -250,6 +250,8 @@ struct kube_pod {
     const char *scheduler_name; /* "default-scheduler" when absent */
     bool has_priority;
     int32_t priority;
+    /* spec.preemptionPolicy: "" when absent (PreemptLowerPriority). */
+    const char *preemption_policy;
     struct kube_labels node_selector;
     struct kube_affinity affinity; /* all-empty when absent */
     size_t n_tolerations;
@@ -268,6 +270,8 @@ struct kube_pod {
     /* status */
     const char *phase; /* "" when absent */
     const char *nominated_node_name;
+    bool has_start_time;
+    int64_t start_time; /* status.startTime, seconds since the epoch */
     size_t n_conditions;
     struct kube_pod_condition *conditions;
 };
@@ -425,6 +429,22 @@ enum kube_kind {
     KUBE_KIND_STORAGE_CLASS,
     KUBE_KIND_CSI_NODE,
     KUBE_KIND_NAMESPACE,
+    KUBE_KIND_PDB,
+};
+
+/* Room for an array indexed by enum kube_kind. */
+#define KUBE_KIND_COUNT (KUBE_KIND_PDB + 1)
+
+/*
+ * A PodDisruptionBudget as preemption reads it (policy/v1beta1 and v1
+ * alike): which pods it covers and how many may still be disrupted.
+ */
+struct kube_pdb {
+    const char *name;
+    const char *namespace;
+    struct kube_label_selector *selector; /* spec.selector; NULL = nil */
+    int32_t disruptions_allowed;          /* status.disruptionsAllowed */
+    struct kube_labels disrupted; /* status.disruptedPods: pod name -> time */
 };
 
 /* Objects gathered from one or more documents, in input order per kind. */
@@ -451,6 +471,8 @@ struct kube_objects {
     struct kube_csi_node **csi_nodes;
     size_t n_namespaces;
     struct kube_namespace **namespaces;
+    size_t n_pdbs;
+    struct kube_pdb **pdbs;
     size_t n_skipped; /* objects of kinds we do not model (Events, ...) */
 };
 

@@ -37,6 +37,7 @@ DECODER(kube_decode_pvc)
 DECODER(kube_decode_storage_class)
 DECODER(kube_decode_csi_node)
 DECODER(kube_decode_namespace)
+DECODER(kube_decode_pdb)
 
 #define OBJS(n, arr)                                                           \
     offsetof(struct kube_objects, n), offsetof(struct kube_objects, arr)
@@ -69,6 +70,8 @@ const struct kind_def parse_kinds[] = {
       kube_decode_csi_node_any, OBJS(n_csi_nodes, csi_nodes) },
     { "Namespace", KUBE_KIND_NAMESPACE, sizeof(struct kube_namespace),
       kube_decode_namespace_any, OBJS(n_namespaces, namespaces) },
+    { "PodDisruptionBudget", KUBE_KIND_PDB, sizeof(struct kube_pdb),
+      kube_decode_pdb_any, OBJS(n_pdbs, pdbs) },
 };
 
 #define N_KINDS (sizeof(parse_kinds) / sizeof(parse_kinds[0]))

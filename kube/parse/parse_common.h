@@ -86,5 +86,6 @@ int kube_decode_storage_class(struct jw *w, const cJSON *j,
                               struct kube_storage_class *out);
 int kube_decode_csi_node(struct jw *w, const cJSON *j,
                          struct kube_csi_node *out);
+int kube_decode_pdb(struct jw *w, const cJSON *j, struct kube_pdb *out);
 
 #endif

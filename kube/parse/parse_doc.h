@@ -23,7 +23,7 @@ struct kind_def {
     size_t arr_off; /* offsetof the pointer array */
 };
 
-#define PARSE_N_KINDS 11
+#define PARSE_N_KINDS 12
 extern const struct kind_def parse_kinds[PARSE_N_KINDS];
 
 /* The row for a kind name, or NULL when we do not model it. */

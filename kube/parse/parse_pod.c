@@ -117,6 +117,7 @@ static int decode_spec(struct jw *w, const cJSON *spec, struct kube_pod *p)
         jw_string(w, spec, "schedulerName", "default-scheduler",
                   &p->scheduler_name) < 0 ||
         jw_int32(w, spec, "priority", &p->priority, &p->has_priority) < 0 ||
+        jw_string(w, spec, "preemptionPolicy", "", &p->preemption_policy) < 0 ||
         kube_parse_labels(w, spec, "nodeSelector", &p->node_selector) < 0 ||
         kube_parse_affinity(w, spec, "affinity", &p->affinity) < 0 ||
         kube_parse_tolerations(w, spec, "tolerations", &p->tolerations,
@@ -141,7 +142,8 @@ static int decode_status(struct jw *w, const cJSON *st, struct kube_pod *p)
 
     if (jw_string(w, st, "phase", "", &p->phase) < 0 ||
         jw_string(w, st, "nominatedNodeName", NULL, &p->nominated_node_name) <
-            0)
+            0 ||
+        jw_time(w, st, "startTime", &p->start_time, &p->has_start_time) < 0)
         return -1;
     p->conditions = jw_objects(w, st, "conditions", sizeof(*p->conditions),
                                decode_condition, &p->n_conditions, &rc);

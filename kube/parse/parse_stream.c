@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "kube/base/doc_format.h"
 #include "kube/base/json_parse.h"
 #include "kube/parse/parse_common.h"
 #include "kube/parse/parse_doc.h"
@@ -306,7 +307,11 @@ static int stream_document(struct arena *a, const char *json, size_t len,
 int kube_parse_document(struct arena *a, const char *json, size_t len,
                         struct kube_objects *objs, struct err *e)
 {
-    long first = parse_precheck(json, len, e);
+    long first;
+
+    /* As the tree path does: offsets in messages count from after it. */
+    doc_skip_bom(&json, &len);
+    first = parse_precheck(json, len, e);
 
     if (first < 0)
         return -1;

@@ -1,7 +1,8 @@
 /*
  * parse_workloads.c: Service, ReplicationController, ReplicaSet,
  * StatefulSet and Namespace: the names and selectors that selector
- * spreading and service affinity read.
+ * spreading and service affinity read; PodDisruptionBudget: what
+ * preemption counts.
  */
 #include "kube/parse/parse_common.h"
 
@@ -84,5 +85,30 @@ int kube_decode_namespace(struct jw *w, const cJSON *j,
         return -1;
     out->name = m.name;
     out->labels = m.labels;
+    return 0;
+}
+
+int kube_decode_pdb(struct jw *w, const cJSON *j, struct kube_pdb *out)
+{
+    struct kube_meta m;
+    const cJSON *spec, *status;
+    size_t mark;
+
+    memset(out, 0, sizeof(*out));
+    if (decode_head(w, j, true, &m, &spec) < 0 ||
+        jw_object(w, j, "status", &status) < 0)
+        return -1;
+    out->name = m.name;
+    out->namespace = m.namespace;
+    mark = jw_push(w, "spec");
+    if (kube_parse_label_selector(w, spec, "selector", &out->selector) < 0)
+        return -1;
+    jw_pop(w, mark);
+    mark = jw_push(w, "status");
+    if (jw_int32(w, status, "disruptionsAllowed", &out->disruptions_allowed,
+                 NULL) < 0 ||
+        kube_parse_labels(w, status, "disruptedPods", &out->disrupted) < 0)
+        return -1;
+    jw_pop(w, mark);
     return 0;
 }

@@ -398,7 +398,7 @@ static int setup(struct sched_ctx *c, struct err *e)
     if (!(c->client = cluster_source_client(&c->o, &co, e)) ||
         !(c->eclient = cluster_source_client(&c->o, &co, e)) ||
         !(c->lclient = cluster_source_client(&c->o, &lo, e)) ||
-        !(c->cache = kube_cache_new(0, e)))
+        !(c->cache = kube_cache_new(KUBE_KINDS_SCHEDULE, e)))
         return err_prefix(e, "API server: ");
     so.scheduler_name = c->f.scheduler_name;
     so.seed = (uint64_t)c->f.seed;
@@ -417,6 +417,7 @@ static int setup(struct sched_ctx *c, struct err *e)
     c->source.srv = c->srv;
     c->source.cache = c->cache;
     c->source.poll_ms = 50;
+    c->source.kinds = KUBE_KINDS_SCHEDULE;
     c->source.on_synced = on_synced;
     c->source.arg = c;
     if (cluster_source_start_informers(&c->source, c->client, &sink, e) < 0)

@@ -12,6 +12,7 @@
 
 #include "server/common/log.h"
 #include "server/scheduler/sched_events.h"
+#include "server/scheduler/sched_nominate.h"
 
 const char *sched_truncate_message(struct arena *a, const char *msg)
 {
@@ -27,10 +28,11 @@ const char *sched_truncate_message(struct arena *a, const char *msg)
     return t;
 }
 
-/* The PodScheduled=False condition, unless the pod shows it already. */
+/* The PodScheduled=False condition (and the nominated node), unless the
+ * pod shows them already. */
 static void patch_condition(struct scheduler *s, const struct kube_pod *pod,
                             const char *reason, const char *msg,
-                            bool same_message)
+                            bool same_message, const char *nominated)
 {
     cJSON *patch = cJSON_CreateObject(), *conds, *c;
     bool was_false = false;
@@ -46,7 +48,10 @@ static void patch_condition(struct scheduler *s, const struct kube_pod *pod,
         if (pc->type && !strcmp(pc->type, "PodScheduled") && pc->status &&
             !strcmp(pc->status, "False")) {
             was_false = true;
-            if (same_message && pc->reason && !strcmp(pc->reason, reason)) {
+            if (same_message && pc->reason && !strcmp(pc->reason, reason) &&
+                (!nominated ||
+                 (pod->nominated_node_name &&
+                  !strcmp(pod->nominated_node_name, nominated)))) {
                 cJSON_Delete(patch);
                 return; /* UpdatePodCondition: nothing changed */
             }
@@ -54,6 +59,10 @@ static void patch_condition(struct scheduler *s, const struct kube_pod *pod,
     }
     conds = cJSON_AddArrayToObject(cJSON_AddObjectToObject(patch, "status"),
                                    "conditions");
+    if (nominated)
+        cJSON_AddStringToObject(
+            cJSON_GetObjectItemCaseSensitive(patch, "status"),
+            "nominatedNodeName", nominated);
     c = cJSON_CreateObject();
     cJSON_AddItemToArray(conds, c);
     cJSON_AddStringToObject(c, "type", "PodScheduled");
@@ -83,6 +92,13 @@ void sched_fail(struct scheduler *s, struct sched_qitem *it,
                 struct sched_pod *sp, int result, const char *reason,
                 const char *msg, double start)
 {
+    sched_fail_nominated(s, it, sp, result, reason, msg, start, NULL);
+}
+
+void sched_fail_nominated(struct scheduler *s, struct sched_qitem *it,
+                          struct sched_pod *sp, int result, const char *reason,
+                          const char *msg, double start, const char *node)
+{
     struct arena a;
     const char *text;
     bool same, deleted;
@@ -96,6 +112,10 @@ void sched_fail(struct scheduler *s, struct sched_qitem *it,
     same = it->last_message && !strcmp(it->last_message, msg);
     sched_queue_set_message(it, msg);
     deleted = it->deleted;
+    /* Gone while in flight: the watch dropped its nomination already, so
+     * one made in this cycle must go too (the item may be freed next). */
+    if (deleted && node)
+        sched_nominate_drop(s, it->key);
     sched_queue_requeue(&s->q, it, now);
     pthread_mutex_unlock(&s->lock);
     if (result == SCHED_RESULT_ERROR)
@@ -106,7 +126,7 @@ void sched_fail(struct scheduler *s, struct sched_qitem *it,
               sp->pod.namespace, sp->pod.name, msg);
     if (!deleted) {
         sched_event_post(s, &sp->pod, "Warning", "FailedScheduling", text);
-        patch_condition(s, &sp->pod, reason, msg, same);
+        patch_condition(s, &sp->pod, reason, msg, same, node);
     }
     arena_destroy(&a);
 }

@@ -24,4 +24,12 @@ void sched_fail(struct scheduler *s, struct sched_qitem *it,
                 struct sched_pod *sp, int result, const char *reason,
                 const char *msg, double start);
 
+/*
+ * sched_fail after a preemption nominated node (NULL: none): the status
+ * patch also sets status.nominatedNodeName (v1.22 updatePod).
+ */
+void sched_fail_nominated(struct scheduler *s, struct sched_qitem *it,
+                          struct sched_pod *sp, int result, const char *reason,
+                          const char *msg, double start, const char *node);
+
 #endif

@@ -1,8 +1,9 @@
 /*
  * sched_metrics.c: the standalone scheduler's Prometheus series
  * (kube-scheduler v1.22's schedule_attempts_total, pending_pods,
- * scheduling_algorithm_duration_seconds, leader election status and
- * ours for bindings and Events).
+ * scheduling_algorithm_duration_seconds, preemption_attempts_total,
+ * preemption_victims, leader election status and ours for bindings and
+ * Events).
  */
 #include "server/scheduler/sched_metrics.h"
 
@@ -25,6 +26,7 @@ void sched_register_metrics(struct scheduler *s, struct metrics *m)
                                       1.024, 2.048, 4.096, 8.192, 16.384 };
     static const char *const queues[] = { "active", "backoff", "unschedulable",
                                           "in_flight" };
+    static const double victims[] = { 1, 2, 4, 8, 16, 32, 64 };
     size_t nb = sizeof(buckets) / sizeof(buckets[0]);
     char label[128];
     int i;
@@ -56,6 +58,13 @@ void sched_register_metrics(struct scheduler *s, struct metrics *m)
     s->binding_duration = metrics_histogram(
         m, "kpe_binding_duration_seconds",
         "Latency in seconds of the Binding POST.", "", buckets, nb);
+    s->preemption_attempts = metrics_counter(
+        m, "kpe_preemption_attempts_total",
+        "Preemptions tried: pods that fit no node (DefaultPreemption).", "");
+    s->preemption_victims =
+        metrics_histogram(m, "kpe_preemption_victims",
+                          "Pods evicted per preemption that nominated a node.",
+                          "", victims, sizeof(victims) / sizeof(victims[0]));
     s->events_dropped = metrics_counter(
         m, "kpe_scheduler_events_dropped_total",
         "Events not sent because the event queue was full.", "");

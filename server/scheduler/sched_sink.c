@@ -12,6 +12,7 @@
 
 #include "predicates/inter_pod_affinity.h"
 #include "server/common/log.h"
+#include "server/scheduler/sched_nominate.h"
 #include "server/scheduler/sched_pod.h"
 #include "server/scheduler/sched_signature.h"
 
@@ -135,6 +136,7 @@ static void on_pod(struct scheduler *s, const struct kube_watch_event *ev,
     if (ev->type == KUBE_EVENT_DELETED || !pod_is_pending(s, ev->object)) {
         pthread_mutex_lock(&s->lock);
         sched_queue_delete(&s->q, key);
+        sched_nominate_drop(s, key);
         if (ev->type == KUBE_EVENT_DELETED && node && *node) {
             sched_queue_move_all(&s->q, now);
             pthread_cond_signal(&s->cond);
@@ -155,6 +157,7 @@ static void on_pod(struct scheduler *s, const struct kube_watch_event *ev,
         return;
     }
     pthread_mutex_lock(&s->lock);
+    sched_nominate_on_pod(s, key, sp);
     r = sched_queue_add(&s->q, key, sp, sp->pod.priority,
                         sp->pod.creation_timestamp, hash, now);
     if (r != SCHED_QADD_ERROR)

@@ -5,6 +5,7 @@
  * pkg/scheduler.
  */
 #include "server/scheduler/scheduler.h"
+#include "server/scheduler/sched_nominate.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -146,6 +147,7 @@ void sched_destroy(struct scheduler *s)
 
     sched_stop(s);
     sched_queue_destroy(&s->q);
+    sched_nominate_free(s);
     for (i = 0; s->events && i < s->ev_n; i++)
         free(s->events[(s->ev_head + i) % SCHED_EVENT_QUEUE].buf);
     free(s->events);

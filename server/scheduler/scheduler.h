@@ -18,7 +18,9 @@
  * sched_pod.c, sched_signature.c, sched_queue.c, sched_loop.c (the
  * scheduling thread), sched_cycle.c (scheduleOne, deciding through
  * engine/engine_place.c), sched_bind.c (binders), sched_fail.c
- * (recordSchedulingFailure), sched_events.c, sched_metrics.c; scheduler.c ties
+ * (recordSchedulingFailure), sched_preempt.c (DefaultPreemption's side
+ * effects), sched_nominate.c (the nominator), sched_events.c,
+ * sched_metrics.c; scheduler.c ties
  * their life cycles.
  */
 #ifndef SERVER_SCHEDULER_SCHEDULER_H
@@ -115,6 +117,10 @@ struct scheduler {
     pthread_t *ev_threads; /* as many as binders */
     int n_ev_threads;
 
+    /* Pods nominated to nodes (sched_nominate.h); lock guards them. */
+    struct sched_nominee *noms;
+    size_t n_noms, cap_noms;
+
     /* Scheduling-relevant node fields seen last, by node name. */
     struct sched_node_sig *sigs;
     size_t n_sigs, sig_slots;
@@ -126,6 +132,8 @@ struct scheduler {
     struct metrics_histogram *attempt_duration[3];
     struct metrics_histogram *algorithm_duration;
     struct metrics_histogram *binding_duration;
+    struct metrics_counter *preemption_attempts;
+    struct metrics_histogram *preemption_victims;
     struct metrics_counter *events_dropped;
     struct metrics_counter *events_posted[2]; /* sent, failed */
     struct metrics_gauge *leader;

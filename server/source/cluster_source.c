@@ -58,7 +58,7 @@ int cluster_source_start_informers(struct cluster_source *cs,
     io.log = cluster_source_log;
     if (!sink)
         return kube_cache_start(cs->cache, client, &io, e);
-    io.kinds = KUBE_KINDS_ALL;
+    io.kinds = cs->kinds ? cs->kinds : KUBE_KINDS_ALL;
     return kube_informers_start(client, sink, &io, &cs->infs, e);
 }
 

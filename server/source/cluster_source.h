@@ -50,6 +50,7 @@ struct cluster_source {
     struct kube_informers *infs;  /* NULL: the cache's own informers */
     int poll_ms;                  /* how often the watcher looks */
     void (*on_synced)(void *arg); /* run once ready (may be NULL) */
+    unsigned kinds; /* what a sink is fed: KUBE_KIND_BIT()s; 0: ALL */
     void *arg;
     /* Private. */
     pthread_t thread;

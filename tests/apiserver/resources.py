@@ -79,6 +79,10 @@ RESOURCES = [
       short=["ds"], status=True, cats=["all"], gen=True),
     R("policy", "v1", "poddisruptionbudgets", "poddisruptionbudget",
       "PodDisruptionBudget", True, short=["pdb"], status=True, gen=True),
+    # The same objects as v1beta1 (served up to v1.24): what schedule
+    # watches, as v1.20's DefaultPreemption lists.
+    R("policy", "v1beta1", "poddisruptionbudgets", "poddisruptionbudget",
+      "PodDisruptionBudget", True, short=["pdb"], status=True, gen=True),
     R("rbac.authorization.k8s.io", "v1", "clusterroles", "clusterrole",
       "ClusterRole", False),
     R("rbac.authorization.k8s.io", "v1", "clusterrolebindings",

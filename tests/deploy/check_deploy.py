@@ -61,19 +61,23 @@ RUNTIME_PKGS = {"libevent-2.1-7", "libevent-pthreads-2.1-7",
 # RBAC: (apiGroup, resource) -> the verbs any of our roles may hold.
 READ = {"get", "list", "watch"}
 RBAC_ALLOWED = {
-    ("", "nodes"): READ, ("", "pods"): READ, ("", "services"): READ,
+    ("", "nodes"): READ, ("", "pods"): READ | {"delete"}, ("", "services"): READ,
     ("", "replicationcontrollers"): READ, ("", "persistentvolumes"): READ,
     ("", "persistentvolumeclaims"): READ, ("", "namespaces"): READ,
     ("apps", "replicasets"): READ, ("apps", "statefulsets"): READ,
     ("storage.k8s.io", "storageclasses"): READ,
     ("storage.k8s.io", "csinodes"): READ,
+    ("policy", "poddisruptionbudgets"): READ,
     ("", "pods/binding"): {"create"}, ("", "events"): {"create"},
     ("coordination.k8s.io", "leases"): {"get", "create", "update"},
     ("", "pods/status"): {"patch"},
 }
 # Write permissions only the scheduler mode (and a binding extender) has.
 BIND_RULES = {("", "pods/binding"), ("", "events")}
-SCHEDULER_ONLY = {("coordination.k8s.io", "leases"), ("", "pods/status")}
+# Deleting pods (preemption's victims) is keyed ("", "pods:delete") apart
+# from reading them (rule_keys).
+SCHEDULER_ONLY = {("coordination.k8s.io", "leases"), ("", "pods/status"),
+                  ("", "pods:delete")}
 # Built-in roles a stock kube-scheduler (my-scheduler) may be bound to.
 STOCK_SCHEDULER_ROLES = {"system:kube-scheduler", "system:volume-scheduler",
                          "extension-apiserver-authentication-reader"}
@@ -892,6 +896,19 @@ def check_extenders(ctx):
 
 # ---- RBAC ----
 
+def rule_keys(r):
+    """(group, resource) of one rule; deleting pods is ("", "pods:delete")."""
+    verbs = set(r.get("verbs", []))
+    for g in r.get("apiGroups", []):
+        for res in r.get("resources", []):
+            if (g, res) == ("", "pods") and "delete" in verbs:
+                yield (g, "pods:delete")
+                if verbs - {"delete"}:
+                    yield (g, res)
+            else:
+                yield (g, res)
+
+
 def rule_problems(role):
     problems = []
     name = "%s %s" % (role["kind"], role["metadata"]["name"])
@@ -910,16 +927,16 @@ def rule_problems(role):
                 elif not verbs <= allowed:
                     problems.append("%s: %s/%s verbs %s beyond %s" % (name, g or "core", res,
                                                                       sorted(verbs), sorted(allowed)))
-                groups_seen.add((g, res))
+        groups_seen.update(rule_keys(r))
     if groups_seen & (BIND_RULES | SCHEDULER_ONLY) and groups_seen - (BIND_RULES | SCHEDULER_ONLY):
         problems.append("%s mixes read and write rules: keep the write role separate" % name)
     return problems
 
 
 def write_rules(objs):
-    return {(g, res) for o in objs if o.get("kind") in ("Role", "ClusterRole")
-            for r in o.get("rules", []) for g in r.get("apiGroups", []) for res in r.get("resources", [])
-            if (g, res) in BIND_RULES | SCHEDULER_ONLY}
+    return {k for o in objs if o.get("kind") in ("Role", "ClusterRole")
+            for r in o.get("rules", []) for k in rule_keys(r)
+            if k in BIND_RULES | SCHEDULER_ONLY}
 
 
 def rbac_set_problems(objs, mode):

@@ -10,8 +10,9 @@ ServiceAccount, the role is re-applied without that one verb (a
 SubjectAccessReview confirms the API server now denies it), our binary is
 started as it would be in production, and the part of its work that needs
 the rule must fail, with HTTP 403 in its log as the cause; then the
-shipped role is restored. A baseline with the roles intact shows the same
-checks pass and nothing is refused. The kubeadm recipes' extender, which
+shipped role is restored (schedule's work includes a preemption: delete on
+pods, the nominated node in pods/status). A baseline with the roles intact
+shows the same checks pass and nothing is refused. The kubeadm recipes' extender, which
 runs as kube-scheduler's own user, is shown to need
 deploy/scheduler/kubeadm/rbac.yaml, and to work with it.
 """
@@ -156,11 +157,21 @@ def serve_probe(s, name, enough=None, wait=6.0, kubeconfig=None):
 def schedule_probe(s, name, wait=5.0):
     """schedule as deployed (leader election in our namespace): a pod
     that fits must be bound with a Scheduled event, one that cannot fit
-    must get PodScheduled=False, the Lease must name the leader. The list
-    of what went wrong and the 403 lines."""
+    must get PodScheduled=False, the Lease must name the leader, and a pod
+    of priority 1000 that fits only once a pod of priority 0 is gone must
+    preempt it (the victim deleted, the preemptor's nominatedNodeName
+    set). The list of what went wrong and the 403 lines."""
     tag = f"{k8s.free_port()}"
     s.cp.create_node(f"rb-{tag}", cpu="4")
+    # Preemption's node: 6 CPUs held by one pod of priority 0; the 5-CPU
+    # preemptor fits no other node, even emptied.
+    s.cp.create_node(f"rbp-{tag}", cpu="6")
     fits, big = f"fits-{tag}", f"big-{tag}"
+    low, urgent = f"low-{tag}", f"urgent-{tag}"
+    s.cp.post("/apis/scheduling.k8s.io/v1/priorityclasses", {
+        "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+        "metadata": {"name": f"rbac-high-{tag}"}, "value": 1000})
+    s.cp.create_pod(low, cpu="6", scheduler=actors.SCHEDULER_NAME, node_name=f"rbp-{tag}")
     lease = f"rbac-{tag}"
     p = s.spawn(name, [s.env.kpe, "schedule", "--scheduler-name", actors.SCHEDULER_NAME,
                        "--policy", os.path.join(s.env.root, FULL_POLICY),
@@ -169,6 +180,8 @@ def schedule_probe(s, name, wait=5.0):
                        "--leader-elect-resource-name", lease, *LEASE_FLAGS])
     s.cp.create_pod(fits, cpu="1", scheduler=actors.SCHEDULER_NAME)
     s.cp.create_pod(big, cpu="8", scheduler=actors.SCHEDULER_NAME)
+    s.cp.create_pod(urgent, cpu="5", scheduler=actors.SCHEDULER_NAME,
+                    priority_class=f"rbac-high-{tag}")
 
     def state():
         pods = {x["metadata"]["name"]: x for x in s.cp.pods()}
@@ -181,6 +194,10 @@ def schedule_probe(s, name, wait=5.0):
         conds = pods[big].get("status", {}).get("conditions") or []
         if not any(c["type"] == "PodScheduled" and c["status"] == "False" for c in conds):
             wrong.append("no PodScheduled=False on the pod that cannot fit")
+        if low in pods and not pods[low]["metadata"].get("deletionTimestamp"):
+            wrong.append("the preemption victim is not deleted")
+        if pods[urgent].get("status", {}).get("nominatedNodeName") != f"rbp-{tag}":
+            wrong.append("the preemptor is not nominated")
         try:
             le = s.cp.get(f"/apis/coordination.k8s.io/v1/namespaces/{k8s.KPE_NS}/leases/{lease}")
             renewed = le["spec"].get("renewTime")
@@ -205,6 +222,8 @@ def schedule_probe(s, name, wait=5.0):
 
 
 def probe_for(key):
+    if key[1] == "poddisruptionbudgets":
+        return "schedule"  # only schedule watches them (preemption)
     return "serve" if key[2] in ("list", "watch") else "schedule"
 
 
@@ -259,8 +278,13 @@ def scenario_each_shipped_rule_is_needed(s):
             else:
                 wrong, denied = schedule_probe(s, f"schedule-no-{tag}")
                 mine = mine_of(denied)
-                s.check(wrong and mine,
-                        f"without {what}: schedule fails: {wrong}; the cause, HTTP 403: "
+                if key[2] == "watch":
+                    # Listed, so ready: the watch is refused and retried.
+                    failed, how = len(mine) >= 2, f"its watch refused {len(mine)} times"
+                else:
+                    failed, how = bool(wrong), f"fails: {wrong}"
+                s.check(failed and mine,
+                        f"without {what}: schedule {how}; the cause, HTTP 403: "
                         f"{mine[0][mine[0].find(']') + 2:][:150] if mine else 'none logged'}")
         finally:
             put_role(s.cp, role)

@@ -7,8 +7,14 @@ kube-apiserver v1.20 (issue 14, point 4).
   the leader is killed with SIGKILL the standby takes the Lease and drains
   the queue;
 - kube-apiserver restarted in the middle of a run loses no pod and binds
-  none twice.
+  none twice;
+- a burst of high-priority pods on full nodes preempts (DefaultPreemption):
+  the victims are deleted, the pods bind where kube-scheduler v1.20.2,
+  run on the same setup as the oracle, puts them; again with a
+  PodDisruptionBudget that leaves its pods no disruption.
 """
+import json
+import os
 import collections
 import re
 import threading
@@ -343,6 +349,142 @@ def scenario_apiserver_restart_mid_run(s):
         s.note(f"{len(lost_reply)} binds whose reply was lost came back 409: {lost_reply[:5]}")
 
 
+PREEMPT_POLICY = {"kind": "Policy", "apiVersion": "v1",
+                  "predicates": [{"name": "PodFitsResources"}],
+                  "priorities": [{"name": "LeastRequestedPriority", "weight": 1}]}
+# Three full 4-CPU nodes: pod -> (node, priority, cpu). Distinct
+# priorities leave kube-scheduler no tie to break at random.
+PREEMPT_FILL = {
+    **{f"a{p}": ("preempt-a", p, "1") for p in (10, 11, 12, 13)},
+    **{f"b{p}": ("preempt-b", p, "2") for p in (30, 31)},
+    **{f"c{p}": ("preempt-c", p, "1") for p in (20, 21, 22, 23)},
+}
+PREEMPTORS = ["h1", "h2", "h3"]  # 2 CPU, priority 1000, in this order
+
+
+def guard_pdb(s):
+    """A policy/v1beta1 PDB over app=guard with no disruption left (the
+    status the disruption controller would write, set by hand: no
+    kube-controller-manager runs here)."""
+    path = "/apis/policy/v1beta1/namespaces/default/poddisruptionbudgets"
+    s.cp.post(path, {"apiVersion": "policy/v1beta1", "kind": "PodDisruptionBudget",
+                     "metadata": {"name": "guard"},
+                     "spec": {"selector": {"matchLabels": {"app": "guard"}},
+                              "maxUnavailable": 0}})
+    s.cp.patch(path + "/guard/status", {"status": {
+        "disruptionsAllowed": 0, "currentHealthy": 2, "desiredHealthy": 2,
+        "expectedPods": 2, "observedGeneration": 1}})
+
+
+def preemption_run(s, start_scheduler, guarded=()):
+    """Fill the nodes (the pods in guarded labelled app=guard and covered
+    by guard_pdb), start a scheduler, create the preemptors at once and
+    play the kubelet (victims marked for deletion go for good) until every
+    preemptor is bound. Returns (placements, pods left, preemptor pods,
+    scheduler proc)."""
+    for n in ("preempt-a", "preempt-b", "preempt-c"):
+        s.cp.create_node(n, cpu="4")
+    for v in sorted({p for _, p, _ in PREEMPT_FILL.values()} | {1000}):
+        s.cp.post("/apis/scheduling.k8s.io/v1/priorityclasses", {
+            "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": f"p{v}"}, "value": v})
+    for name, (node, prio, cpu) in PREEMPT_FILL.items():
+        s.cp.create_pod(name, cpu=cpu, scheduler=NAME, node_name=node,
+                        priority_class=f"p{prio}",
+                        labels={"app": "guard"} if name in guarded else None)
+    if guarded:
+        guard_pdb(s)
+    proc = start_scheduler()
+    for name in PREEMPTORS:
+        s.cp.create_pod(name, cpu="2", scheduler=NAME, priority_class="p1000")
+
+    def all_bound():
+        if not proc.alive():
+            raise RuntimeError("the scheduler exited:\n" + proc.tail())
+        s.cp.finish_deletions()
+        pods = {p["metadata"]["name"]: p for p in s.cp.pods()}
+        return all(pods.get(h, {}).get("spec", {}).get("nodeName") for h in PREEMPTORS)
+    k8s.wait_for("every preemptor bound", all_bound, timeout=120, interval=0.5)
+    time.sleep(2)  # a late preemption would show by now
+    s.cp.finish_deletions()
+    pods = {p["metadata"]["name"]: p for p in s.cp.pods()}
+    placed = {h: pods[h]["spec"]["nodeName"] for h in PREEMPTORS}
+    return placed, sorted(pods), {h: pods[h] for h in PREEMPTORS}, proc
+
+
+def scenario_preemption_matches_kube_scheduler(s):
+    """Nodes full of low-priority pods, then three 2-CPU pods of priority
+    1000 in a burst: schedule deletes the victims v1.22 (and v1.20.2)
+    DefaultPreemption picks, posts Preempted events, nominates the node,
+    and binds each preemptor where kube-scheduler v1.20.2 does on the same
+    setup (the oracle, run second)."""
+    pol = os.path.join(s.env.workdir, "preempt-policy.json")
+    with open(pol, "w") as f:
+        json.dump(PREEMPT_POLICY, f)
+    ours_placed, ours_left, ours_pods, proc = preemption_run(
+        s, lambda: actors.Schedule(s, pol, "--leader-elect=false", "--v", "2", "--seed", "1",
+                                   name="schedule-preempt").proc)
+    events = events_by_pod(s.cp, "Preempted")
+    proc.stop()
+    # By hand: h1 on a (highest victim 11, not c's 21 or b's 30); h2 on a
+    # too (a12, a13: 13); h3 on c (a holds two nominated pods: c20, c21).
+    want_left = sorted(["b30", "b31", "c22", "c23", "h1", "h2", "h3"])
+    want_placed = {"h1": "preempt-a", "h2": "preempt-a", "h3": "preempt-c"}
+    s.check(ours_placed == want_placed, f"schedule binds the preemptors {ours_placed} "
+            f"(by hand: {want_placed})")
+    s.check(ours_left == want_left, f"schedule leaves {ours_left} (by hand: {want_left})")
+    victims = sorted(set(PREEMPT_FILL) - set(ours_left))
+    bad_ev = [v for v in victims
+              if not any(re.match(r"Preempted by default/h\d on node preempt-[ac]$",
+                                  e.get("message", "")) for e in events.get(v, []))]
+    s.check(victims and not bad_ev, f"every victim {victims} has a Preempted event "
+            f"(missing or wrong: {bad_ev})")
+    nom = {h: p["status"].get("nominatedNodeName") for h, p in ours_pods.items()}
+    s.check(all(nom[h] == ours_placed[h] for h in PREEMPTORS),
+            f"each preemptor's status.nominatedNodeName names its node ({nom})")
+    check_allocatable(s, {"preempt-a": "4", "preempt-b": "4", "preempt-c": "4"})
+
+    s.cp.delete_all()
+    ks_placed, ks_left, _, _ = preemption_run(
+        s, lambda: actors.KubeScheduler(s, policy_file=pol, name="kube-scheduler-preempt").proc)
+    s.check(ks_placed == ours_placed,
+            f"kube-scheduler v1.20.2 places the preemptors alike ({ks_placed})")
+    s.check(ks_left == ours_left, f"kube-scheduler v1.20.2 leaves the same pods ({ks_left})")
+
+
+def scenario_preemption_respects_pdbs_like_kube_scheduler(s):
+    """The same burst with a10 and a11 under a PodDisruptionBudget that
+    allows no disruption: h1 still goes to preempt-a but reprieves them
+    (its victims a12, a13); h2 would now violate the budget there, so it
+    preempts on preempt-c (c20, c21), and h3 follows it (c22, c23). The
+    oracle is kube-scheduler v1.20.2 on the same setup."""
+    pol = os.path.join(s.env.workdir, "preempt-policy.json")
+    with open(pol, "w") as f:
+        json.dump(PREEMPT_POLICY, f)
+    guarded = ("a10", "a11")
+    ours_placed, ours_left, _, proc = preemption_run(
+        s, lambda: actors.Schedule(s, pol, "--leader-elect=false", "--v", "2", "--seed", "1",
+                                   name="schedule-preempt-pdb").proc, guarded)
+    proc.stop()
+    want_placed = {"h1": "preempt-a", "h2": "preempt-c", "h3": "preempt-c"}
+    want_left = sorted(["a10", "a11", "b30", "b31", "h1", "h2", "h3"])
+    s.check(ours_placed == want_placed, f"schedule binds the preemptors {ours_placed} "
+            f"(by hand: {want_placed})")
+    s.check(ours_left == want_left, f"schedule leaves {ours_left}: the PDB's pods stay "
+            f"(by hand: {want_left})")
+    s.cp.delete_all()
+    s.cp.delete("/apis/policy/v1beta1/namespaces/default/poddisruptionbudgets/guard")
+    ks_placed, ks_left, _, _ = preemption_run(
+        s, lambda: actors.KubeScheduler(s, policy_file=pol, name="kube-scheduler-preempt-pdb").proc,
+        guarded)
+    s.cp.delete("/apis/policy/v1beta1/namespaces/default/poddisruptionbudgets/guard")
+    s.check(ks_placed == ours_placed,
+            f"kube-scheduler v1.20.2 places the preemptors alike ({ks_placed})")
+    s.check(ks_left == ours_left, f"kube-scheduler v1.20.2 leaves the same pods ({ks_left})")
+
+
 SCENARIOS = [scenario_burst_binds_what_fits_and_explains_the_rest,
              scenario_two_replicas_one_leader_failover,
-             scenario_apiserver_restart_mid_run]
+             scenario_apiserver_restart_mid_run,
+             scenario_preemption_matches_kube_scheduler,
+             scenario_preemption_respects_pdbs_like_kube_scheduler]

@@ -201,6 +201,13 @@ func bind(c *client, workers int, ns, scheduler string) (int, int64, error) {
 	return len(pods), failed, ferr
 }
 
+func min(a, b int) int {
+	if a < b {
+		return a
+	}
+	return b
+}
+
 func main() {
 	server := flag.String("server", "", "API server URL")
 	tokenFile := flag.String("token-file", "", "file holding a bearer token")
@@ -208,7 +215,12 @@ func main() {
 	ns := flag.String("namespace", "", "bind: the pods' namespace")
 	scheduler := flag.String("scheduler", "", "bind: the pods' schedulerName")
 	flag.Parse()
-	if *server == "" || *tokenFile == "" || flag.NArg() != 1 || *workers < 1 {
+	cmd := flag.Arg(0)
+	// Flags may follow the command too.
+	if err := flag.CommandLine.Parse(flag.Args()[min(1, flag.NArg()):]); err != nil {
+		os.Exit(2)
+	}
+	if *server == "" || *tokenFile == "" || cmd == "" || flag.NArg() != 0 || *workers < 1 {
 		fmt.Fprintln(os.Stderr, "usage: apiload -server URL -token-file F [-workers N] post|bind [-namespace NS -scheduler NAME]")
 		os.Exit(2)
 	}
@@ -219,7 +231,7 @@ func main() {
 	}
 	var n int
 	var failed int64
-	switch flag.Arg(0) {
+	switch cmd {
 	case "post":
 		n, failed, err = post(c, *workers)
 	case "bind":
@@ -229,10 +241,10 @@ func main() {
 		}
 		n, failed, err = bind(c, *workers, *ns, *scheduler)
 	default:
-		fmt.Fprintf(os.Stderr, "apiload: unknown command %q (post, bind)\n", flag.Arg(0))
+		fmt.Fprintf(os.Stderr, "apiload: unknown command %q (post, bind)\n", cmd)
 		os.Exit(2)
 	}
-	fmt.Printf("apiload %s: %d requested, %d failed\n", flag.Arg(0), n, failed)
+	fmt.Printf("apiload %s: %d requested, %d failed\n", cmd, n, failed)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "apiload:", err)
 		os.Exit(1)

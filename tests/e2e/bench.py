@@ -149,8 +149,14 @@ class Bench:
         self.delete_pods(bw.MEASURED_NS)
         if churn:
             churn.cleanup()
-        end = "" if reason == "all" else f" ({reason}: nothing new for {self.stall:.0f} s)" \
-            if reason == "stalled" else f" ({reason} before binding them all)"
+        if reason == "all":
+            end = ""
+        elif reason == "stalled" and not watch.times:
+            end = f" (stalled: no bind within {FIRST_BIND_GRACE} s of the start)"
+        elif reason == "stalled":
+            end = f" (stalled: nothing new for {self.stall:.0f} s)"
+        else:
+            end = " (its processes exited before binding them all)"
         warn = "  <- other processes used the CPU" if bm.other_is_notable(cpu) else ""
         print(f"  {row:14s} r{rnd}  bound {res['bound']}/{n_meas}{end}: avg {tp['avg']:7.1f} "
               f"p50 {tp['p50']:6.0f} p90 {tp['p90']:6.0f} p99 {tp['p99']:6.0f} pods/s "
@@ -283,10 +289,15 @@ def final_table(results, rows):
     for wname, n in keys:
         runs = [r for r in results if r["workload"] == wname and r["nodes"] == n]
         avg = {row: med([r for r in runs if r["row"] == row], "avg") for row in rows}
-        print(f"{wname:28s} {n:5d} " + " ".join(f"{avg[r]:14.1f}" for r in rows)
+        short = {row: any(r["bound"] < r["measured"] for r in runs if r["row"] == row)
+                 for row in rows}
+        print(f"{wname:28s} {n:5d} " + " ".join(
+            f"{avg[r]:13.1f}{'*' if short[r] else ' '}" for r in rows)
               + f"   {ratio(avg.get('schedule', 0), avg.get('kube-scheduler', 0)):>4s}"
               f" {ratio(avg.get('schedule', 0), avg.get('ceiling', 0)):>6s}"
               f" {ratio(avg.get('split', 0), avg.get('do-nothing', 0)):>8s}")
+    if any(r["bound"] < r["measured"] for r in results):
+        print("* not every measured pod was bound in at least one round (see its run lines)")
     noisy = [r for r in results if bm.other_is_notable(r["cpu"])]
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"load average at the end: {load}; {len(noisy)} of {len(results)} runs saw other "

@@ -16,7 +16,7 @@ synced), and is read after a settling second:
   schedule               deploy/policy/policy.json (nothing to schedule:
                          the loaded pods name other schedulers or are bound)
 Environment: BENCH_MEMORY_CLUSTER (a cluster.json to use instead),
-SHARED (../shared/bench).
+SHARED (../shared/bench). Alone: tests/e2e/bench_memory.py [KPE_BIN].
 """
 import os
 import subprocess
@@ -108,3 +108,9 @@ def main(kpe, workdir):
             "--leader-elect=false"])
     finally:
         api.stop()
+
+
+if __name__ == "__main__":
+    # The memory figures alone: tests/e2e/bench_memory.py [KPE_BIN]
+    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "bin/kube-policy-extender"),
+         k8s.make_workdir("kpe-bench-memory."))

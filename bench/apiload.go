@@ -9,7 +9,8 @@
 //	apiload -server URL -token-file F [-workers 16] bind -namespace NS -scheduler NAME
 //	    The API server's ceiling for a scheduler: every pending pod of NS
 //	    for scheduler NAME gets a Binding and one Event, with no decision
-//	    cost (round-robin over the nodes listed at the start).
+//	    cost (round-robin over the nodes listed at the start); N workers
+//	    post Bindings and N more post the Events of the bound pods.
 //
 // Prints one line of counts on stdout; exits 1 when any request failed,
 // naming the first failure on stderr.
@@ -174,6 +175,25 @@ func bind(c *client, workers int, ns, scheduler string) (int, int64, error) {
 	if len(nodes) == 0 {
 		return 0, 0, fmt.Errorf("no nodes to bind to")
 	}
+	// As many Event posters as binders, fed as the Bindings succeed (the
+	// shape of schedule's --bind-workers: a bind never waits for an Event).
+	events := make(chan int, len(pods))
+	var evFailed int64
+	var evErr error
+	var evOnce sync.Once
+	var evWG sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		evWG.Add(1)
+		go func() {
+			defer evWG.Done()
+			for i := range events {
+				if err := postEvent(c, ns, pods[i], nodes[i%len(nodes)].Name); err != nil {
+					atomic.AddInt64(&evFailed, 1)
+					evOnce.Do(func() { evErr = err })
+				}
+			}
+		}()
+	}
 	failed, ferr := run(len(pods), workers, func(i int) error {
 		p, node := pods[i], nodes[i%len(nodes)].Name
 		b, _ := json.Marshal(map[string]interface{}{
@@ -184,21 +204,31 @@ func bind(c *client, workers int, ns, scheduler string) (int, int64, error) {
 		if _, err := c.do("POST", "/api/v1/namespaces/"+ns+"/pods/"+p.Name+"/binding", b); err != nil {
 			return err
 		}
-		now := time.Now().UTC().Format(time.RFC3339)
-		e, _ := json.Marshal(map[string]interface{}{
-			"apiVersion": "v1", "kind": "Event",
-			"metadata": map[string]string{"generateName": p.Name + ".", "namespace": ns},
-			"involvedObject": map[string]string{"apiVersion": "v1", "kind": "Pod",
-				"name": p.Name, "namespace": ns, "uid": p.UID},
-			"reason": "Scheduled", "type": "Normal", "count": 1,
-			"message":        "Successfully assigned " + ns + "/" + p.Name + " to " + node,
-			"source":         map[string]string{"component": "apiload-ceiling"},
-			"firstTimestamp": now, "lastTimestamp": now,
-		})
-		_, err := c.do("POST", "/api/v1/namespaces/"+ns+"/events", e)
-		return err
+		events <- i
+		return nil
 	})
-	return len(pods), failed, ferr
+	close(events)
+	evWG.Wait()
+	if ferr == nil {
+		ferr = evErr
+	}
+	return len(pods), failed + evFailed, ferr
+}
+
+func postEvent(c *client, ns string, p meta, node string) error {
+	now := time.Now().UTC().Format(time.RFC3339)
+	e, _ := json.Marshal(map[string]interface{}{
+		"apiVersion": "v1", "kind": "Event",
+		"metadata": map[string]string{"generateName": p.Name + ".", "namespace": ns},
+		"involvedObject": map[string]string{"apiVersion": "v1", "kind": "Pod",
+			"name": p.Name, "namespace": ns, "uid": p.UID},
+		"reason": "Scheduled", "type": "Normal", "count": 1,
+		"message":        "Successfully assigned " + ns + "/" + p.Name + " to " + node,
+		"source":         map[string]string{"component": "apiload-ceiling"},
+		"firstTimestamp": now, "lastTimestamp": now,
+	})
+	_, err := c.do("POST", "/api/v1/namespaces/"+ns+"/events", e)
+	return err
 }
 
 func min(a, b int) int {

@@ -2,7 +2,9 @@
 
   ceiling         apiload bind (bench/apiload.go): a Binding and one Event
                   per pod, no decision (round-robin over the nodes), 16
-                  workers over HTTP/2: what the API server allows
+                  workers posting Bindings and 16 the Events (schedule's
+                  --bind-workers shape) over HTTP/2: what the API server
+                  allows
   kube-scheduler  kube-scheduler v1.20.2 alone with the Policy's in-tree
                   half (convert --to scheduler-policy, extender removed)
   schedule        our standalone scheduler with the whole Policy

@@ -11,6 +11,9 @@
 //	    for scheduler NAME gets a Binding and one Event, with no decision
 //	    cost (round-robin over the nodes listed at the start); N workers
 //	    post Bindings and N more post the Events of the bound pods.
+//	apiload -server URL -token-file F [-workers 16] delete -namespace NS -resource pods|events
+//	    Deletes every object of the resource in NS, N at a time, with no
+//	    grace period (kube-apiserver deletes a collection one by one).
 //
 // Prints one line of counts on stdout; exits 1 when any request failed,
 // naming the first failure on stderr.
@@ -231,6 +234,22 @@ func postEvent(c *client, ns string, p meta, node string) error {
 	return err
 }
 
+func deleteAll(c *client, workers int, ns, resource string) (int, int64, error) {
+	base := "/api/v1/namespaces/" + ns + "/" + resource
+	items, err := listNames(c, base)
+	if err != nil {
+		return 0, 0, err
+	}
+	failed, ferr := run(len(items), workers, func(i int) error {
+		_, err := c.do("DELETE", base+"/"+items[i].Name+"?gracePeriodSeconds=0", nil)
+		if err != nil && strings.Contains(err.Error(), "HTTP 404") {
+			return nil // gone meanwhile
+		}
+		return err
+	})
+	return len(items), failed, ferr
+}
+
 func min(a, b int) int {
 	if a < b {
 		return a
@@ -244,6 +263,7 @@ func main() {
 	workers := flag.Int("workers", 16, "concurrent requests")
 	ns := flag.String("namespace", "", "bind: the pods' namespace")
 	scheduler := flag.String("scheduler", "", "bind: the pods' schedulerName")
+	resource := flag.String("resource", "", "delete: pods or events")
 	flag.Parse()
 	cmd := flag.Arg(0)
 	// Flags may follow the command too.
@@ -251,7 +271,7 @@ func main() {
 		os.Exit(2)
 	}
 	if *server == "" || *tokenFile == "" || cmd == "" || flag.NArg() != 0 || *workers < 1 {
-		fmt.Fprintln(os.Stderr, "usage: apiload -server URL -token-file F [-workers N] post|bind [-namespace NS -scheduler NAME]")
+		fmt.Fprintln(os.Stderr, "usage: apiload -server URL -token-file F [-workers N] post|bind|delete [-namespace NS] [-scheduler NAME] [-resource pods|events]")
 		os.Exit(2)
 	}
 	c, err := newClient(*server, *tokenFile)
@@ -270,8 +290,14 @@ func main() {
 			os.Exit(2)
 		}
 		n, failed, err = bind(c, *workers, *ns, *scheduler)
+	case "delete":
+		if *ns == "" || (*resource != "pods" && *resource != "events") {
+			fmt.Fprintln(os.Stderr, "apiload delete: -namespace and -resource pods|events are required")
+			os.Exit(2)
+		}
+		n, failed, err = deleteAll(c, *workers, *ns, *resource)
 	default:
-		fmt.Fprintf(os.Stderr, "apiload: unknown command %q (post, bind)\n", cmd)
+		fmt.Fprintf(os.Stderr, "apiload: unknown command %q (post, bind, delete)\n", cmd)
 		os.Exit(2)
 	}
 	fmt.Printf("apiload %s: %d requested, %d failed\n", cmd, n, failed)

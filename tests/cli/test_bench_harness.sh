@@ -5,7 +5,8 @@
 # percentile pick, the workload table's counts and names, the refusal of
 # bad BENCH_* settings before anything starts, and apiload's ceiling
 # (a Binding and an Event per pending pod of one scheduler, round-robin
-# over the nodes) and object creation against the API-server double.
+# over the nodes), object creation and deletion against the API-server
+# double.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/apiserver_double.sh"
 
@@ -98,6 +99,14 @@ contains "names the line" err "stdin line 1: want PATH<TAB>JSON"
 run "apiload post: a refused object fails the run, naming the request" 1 sh -c \
     "'$T_TMP/apiload' -server '$api_url' -token-file '$T_TMP/token' post <'$T_TMP/lines'"
 contains "names the failed request" err "POST /api/v1/nodes: HTTP 409"
+run "apiload delete: every pod of the namespace" 0 "$T_TMP/apiload" -server "$api_url" \
+    -token-file "$T_TMP/token" delete -namespace sched-test -resource pods
+contains "seven requested, none failed" out "apiload delete: 7 requested, 0 failed"
+curl -s "$api_url/api/v1/namespaces/sched-test/pods" >"$T_TMP/pods.json"
+run "apiload delete: none left" 0 python3 -c \
+    'import json, sys; assert not json.load(open(sys.argv[1]))["items"]' "$T_TMP/pods.json"
+run "apiload: delete of another resource is a usage error" 2 \
+    "$T_TMP/apiload" -server "$api_url" -token-file "$T_TMP/token" delete -namespace x -resource nodes
 run "apiload: bind without a scheduler is a usage error" 2 \
     "$T_TMP/apiload" -server "$api_url" -token-file "$T_TMP/token" bind -namespace x
 stop_api

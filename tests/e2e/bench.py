@@ -178,7 +178,7 @@ class Bench:
         if w["init"]:
             made, dt = self.init_pods(w, n_nodes, n_init)
             print(f"  created {made} init pods in {dt:.1f} s", flush=True)
-        mine = []
+        mine, t0 = [], time.monotonic()
         for rnd in range(self.rounds):
             order = rows[rnd % len(rows):] + rows[:rnd % len(rows)]
             for row in order:
@@ -186,6 +186,8 @@ class Bench:
         if w["init"]:
             self.delete_pods(bw.INIT_NS)
         summarize(mine, rows)
+        print(f"  ({w['name']} at {n_nodes} nodes took {time.monotonic() - t0:.0f} s of wall time)",
+              flush=True)
 
 
 class Churn:
@@ -342,6 +344,7 @@ def main(argv):
     print(f"bench-e2e: sizes {sizes}, workloads {[w['name'] for w in workloads]}, rows {rows}, "
           f"{rounds} rounds, pod scale {pod_scale} (work dir {workdir}); {os.cpu_count()} CPUs, "
           f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    started = time.monotonic()
     cp.start()
     b = None
     try:
@@ -370,6 +373,7 @@ def main(argv):
             b.s.stop_all()
         cp.stop()
     final_table(b.results, rows)
+    print(f"bench-e2e: the runs took {(time.monotonic() - started) / 60:.1f} min", flush=True)
     out = os.environ.get("BENCH_OUT")
     if out:
         with open(out, "w") as f:

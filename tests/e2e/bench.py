@@ -134,13 +134,19 @@ class Bench:
         watch = bm.BindWatch(self.cp, bw.MEASURED_NS)
         meter = bm.CpuMeter([self.cp.etcd.p.pid, self.cp.apiserver.p.pid])
         started = time.monotonic()
-        procs, churn = [], None
+        procs, churn, failure = [], None, None
         try:
-            procs = bench_rows.start(self.s, row, name, bw.MEASURED_NS)
-            if w.get("churn"):
+            try:
+                procs = bench_rows.start(self.s, row, name, bw.MEASURED_NS)
+            except (RuntimeError, TimeoutError) as ex:
+                # One row that does not come up must not end a run of hours:
+                # reported, left out of the medians, and the bench goes on.
+                failure = str(ex).splitlines()[0]
+            if w.get("churn") and not failure:
                 churn = Churn(self.cp, w["churn"])
-            reason = bm.wait_bound(watch, n_meas, started, self.stall, FIRST_BIND_GRACE,
-                                   alive=lambda: all(p.alive() for p in procs))
+            reason = "no start" if failure else bm.wait_bound(
+                watch, n_meas, started, self.stall, FIRST_BIND_GRACE,
+                alive=lambda: all(p.alive() for p in procs))
         finally:
             if churn:
                 churn.stop()
@@ -155,7 +161,9 @@ class Bench:
         self.delete_pods(bw.MEASURED_NS)
         if churn:
             churn.cleanup()
-        if reason == "all":
+        if failure:
+            end = f" (DID NOT START: {failure}; logs in {self.s.env.workdir})"
+        elif reason == "all":
             end = ""
         elif reason == "stalled" and not watch.times:
             end = f" (stalled: no bind within {FIRST_BIND_GRACE} s of the start)"
@@ -246,12 +254,21 @@ class Churn:
             self._delete(self.k - 1)
 
 
+def started_runs(runs, row):
+    """The runs of row that started (the medians leave the others out)."""
+    return [r for r in runs if r["row"] == row and r["end"] != "no start"]
+
+
 def med(runs, key):
-    return statistics.median(r[key] for r in runs) if runs else 0.0
+    return statistics.median(r[key] for r in runs) if runs else None
 
 
 def ratio(a, b):
-    return f"{a / b:.2f}" if b else "n/a"
+    return f"{a / b:.2f}" if a is not None and b else "n/a"
+
+
+def cell(v, short):
+    return f"{'-' if v is None else f'{v:.1f}':>13s}{'*' if short else ' '}"
 
 
 def summarize(runs, rows):
@@ -265,7 +282,7 @@ def summarize(runs, rows):
     print(f"  {'row':14s} {'avg':>7s} {'p50':>6s} {'p90':>6s} {'p99':>6s}  {'bound':>11s}  row CPU s")
     avg = {}
     for row in rows:
-        rr = [r for r in runs if r["row"] == row]
+        rr = started_runs(runs, row)
         if not rr:
             continue
         avg[row] = med(rr, "avg")
@@ -273,10 +290,14 @@ def summarize(runs, rows):
         cpu = statistics.median(r["cpu"]["row"] for r in rr)
         print(f"  {row:14s} {avg[row]:7.1f} {med(rr, 'p50'):6.0f} {med(rr, 'p90'):6.0f} "
               f"{med(rr, 'p99'):6.0f}  {bound:5d}/{rr[0]['measured']:<5d}  {cpu:.1f}")
+    failed = [r for r in runs if r["end"] == "no start"]
+    if failed:
+        print(f"  {len(failed)} run(s) did not start and are left out: "
+              + ", ".join(f"{r['row']} r{r['round']}" for r in failed))
     g = avg.get
-    print(f"  ratios: schedule/kube-scheduler {ratio(g('schedule', 0), g('kube-scheduler', 0))}, "
-          f"schedule/ceiling {ratio(g('schedule', 0), g('ceiling', 0))}, "
-          f"split/do-nothing {ratio(g('split', 0), g('do-nothing', 0))}")
+    print(f"  ratios: schedule/kube-scheduler {ratio(g('schedule'), g('kube-scheduler'))}, "
+          f"schedule/ceiling {ratio(g('schedule'), g('ceiling'))}, "
+          f"split/do-nothing {ratio(g('split'), g('do-nothing'))}")
     noisy = [r for r in runs if bm.other_is_notable(r["cpu"])]
     if noisy:
         other = sum(r["cpu"]["other"] for r in noisy)
@@ -296,16 +317,17 @@ def final_table(results, rows):
             keys.append((r["workload"], r["nodes"]))
     for wname, n in keys:
         runs = [r for r in results if r["workload"] == wname and r["nodes"] == n]
-        avg = {row: med([r for r in runs if r["row"] == row], "avg") for row in rows}
+        avg = {row: med(started_runs(runs, row), "avg") for row in rows}
         short = {row: any(r["bound"] < r["measured"] for r in runs if r["row"] == row)
                  for row in rows}
-        print(f"{wname:28s} {n:5d} " + " ".join(
-            f"{avg[r]:13.1f}{'*' if short[r] else ' '}" for r in rows)
-              + f"   {ratio(avg.get('schedule', 0), avg.get('kube-scheduler', 0)):>4s}"
-              f" {ratio(avg.get('schedule', 0), avg.get('ceiling', 0)):>6s}"
-              f" {ratio(avg.get('split', 0), avg.get('do-nothing', 0)):>8s}")
+        g = avg.get
+        print(f"{wname:28s} {n:5d} " + " ".join(cell(avg[r], short[r]) for r in rows)
+              + f"   {ratio(g('schedule'), g('kube-scheduler')):>4s}"
+              f" {ratio(g('schedule'), g('ceiling')):>6s}"
+              f" {ratio(g('split'), g('do-nothing')):>8s}")
     if any(r["bound"] < r["measured"] for r in results):
-        print("* not every measured pod was bound in at least one round (see its run lines)")
+        print("* not every measured pod was bound in at least one round, or a run did not "
+              "start (see its run lines; runs that did not start are not in the medians)")
     noisy = [r for r in results if bm.other_is_notable(r["cpu"])]
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"load average at the end: {load}; {len(noisy)} of {len(results)} runs saw other "

@@ -131,7 +131,9 @@ class Bench:
         dt = self.post([self.pod_line(bw.pod(w["measured"], f"m-{i:05d}", bw.MEASURED_NS, SCHED))
                         for i in range(n_meas)], f"{n_meas} measured pods")
         name = f"{w['name']}-{n_nodes}-{row}-{rnd}"
-        watch = bm.BindWatch(self.cp, bw.MEASURED_NS)
+        watch = bm.Watch(self.cp, bw.MEASURED_NS)
+        evicted = bm.Watch(self.cp, bw.INIT_NS, field_selector=None, types=("DELETED",)) \
+            if w.get("init_consumed") else None
         meter = bm.CpuMeter([self.cp.etcd.p.pid, self.cp.apiserver.p.pid])
         started = time.monotonic()
         procs, churn, failure = [], None, None
@@ -146,17 +148,19 @@ class Bench:
                 churn = Churn(self.cp, w["churn"])
             reason = "no start" if failure else bm.wait_bound(
                 watch, n_meas, started, self.stall, FIRST_BIND_GRACE,
-                alive=lambda: all(p.alive() for p in procs))
+                alive=lambda: all(p.alive() for p in procs), also=[evicted] if evicted else [])
         finally:
             if churn:
                 churn.stop()
             self.s.stop_all()
             watch.close()
+            if evicted:
+                evicted.close()
         cpu = meter.stop()
         tp = bm.throughput(list(watch.times.values()))
         res = {"workload": w["name"], "nodes": n_nodes, "row": row, "round": rnd,
                "init": n_init, "measured": n_meas, "bound": len(watch.times), "end": reason,
-               "create_s": dt, **tp, "cpu": cpu}
+               "create_s": dt, "evicted": len(evicted.times) if evicted else None, **tp, "cpu": cpu}
         self.results.append(res)
         self.delete_pods(bw.MEASURED_NS)
         if churn:
@@ -165,13 +169,15 @@ class Bench:
             end = f" (DID NOT START: {failure}; logs in {self.s.env.workdir})"
         elif reason == "all":
             end = ""
-        elif reason == "stalled" and not watch.times:
-            end = f" (stalled: no bind within {FIRST_BIND_GRACE} s of the start)"
+        elif reason == "stalled" and not watch.times and not (evicted and evicted.times):
+            end = f" (stalled: nothing within {FIRST_BIND_GRACE} s of the start)"
         elif reason == "stalled":
             end = f" (stalled: nothing new for {self.stall:.0f} s)"
         else:
             end = " (its processes exited before binding them all)"
         warn = "  <- other processes used the CPU" if bm.other_is_notable(cpu) else ""
+        if evicted:
+            end += f", {len(evicted.times)} init pods evicted"
         print(f"  {row:14s} r{rnd}  bound {res['bound']}/{n_meas}{end}: avg {tp['avg']:7.1f} "
               f"p50 {tp['p50']:6.0f} p90 {tp['p90']:6.0f} p99 {tp['p99']:6.0f} pods/s "
               f"({tp['samples']} samples); CPU s: row {cpu['row']:.1f}, control plane "

@@ -1,8 +1,9 @@
 """bench_measure.py: what the scale bench measures.
 
-- BindWatch: the time each measured pod is seen bound, from a watch on its
+- Watch: the time each measured pod is seen bound, from a watch on its
   namespace (fieldSelector spec.nodeName!=: a pod enters the watch when it
-  is bound), whoever binds it;
+  is bound), whoever binds it; or the time each init pod is deleted
+  (Preemption's evictions);
 - throughput(): SchedulingThroughput as scheduler_perf reports it
   (test/integration/scheduler_perf/util.go, throughputCollector): pods
   bound per 1-second sample, average and the 50th/90th/99th percentiles of
@@ -26,24 +27,28 @@ import k8s
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-class BindWatch:
-    """Watch namespace ns from now on; .times maps pod name -> monotonic
-    time it was first seen bound."""
+class Watch:
+    """Watch namespace ns from now on; .times maps the name of each pod seen
+    in an event of `types` to the monotonic time it was first seen. The
+    default: pods seen bound (fieldSelector spec.nodeName!=: a pod enters
+    the watch when it is bound), whoever binds them."""
 
-    def __init__(self, cp, ns):
+    def __init__(self, cp, ns, field_selector="spec.nodeName!=", types=("ADDED", "MODIFIED")):
         self.times = {}
+        self.types = types
         self.error = None
         self.closed = False
         rv = cp.get(f"/api/v1/namespaces/{ns}/pods?limit=1")["metadata"]["resourceVersion"]
-        q = urllib.parse.urlencode({"watch": "1", "resourceVersion": rv,
-                                    "fieldSelector": "spec.nodeName!=",
-                                    "timeoutSeconds": "3600"})
+        q = {"watch": "1", "resourceVersion": rv, "timeoutSeconds": "3600"}
+        if field_selector:
+            q["fieldSelector"] = field_selector
         u = urllib.parse.urlsplit(cp.url)
         # Our own connection, so that close() can shut its socket down under
         # the reading thread.
         self.conn = http.client.HTTPSConnection(u.hostname, u.port, context=cp.ctx, timeout=3600)
-        self.conn.request("GET", f"/api/v1/namespaces/{ns}/pods?{q}", headers={
-            "Authorization": f"Bearer {k8s.TOKEN}", "Accept": "application/json"})
+        self.conn.request("GET", f"/api/v1/namespaces/{ns}/pods?{urllib.parse.urlencode(q)}",
+                          headers={"Authorization": f"Bearer {k8s.TOKEN}",
+                                   "Accept": "application/json"})
         self.resp = self.conn.getresponse()
         if self.resp.status != 200:
             raise RuntimeError(f"watch {ns}: HTTP {self.resp.status}: {self.resp.read()[:300]!r}")
@@ -59,7 +64,7 @@ class BindWatch:
                     self.error = ev.get("object", {}).get("message", "watch error")
                     return
                 name = ev["object"]["metadata"]["name"]
-                if ev["type"] in ("ADDED", "MODIFIED") and name not in self.times:
+                if ev["type"] in self.types and name not in self.times:
                     self.times[name] = now
         except Exception as ex:  # noqa: BLE001 - reported by the caller
             if not self.closed:
@@ -78,18 +83,19 @@ class BindWatch:
         return max(self.times.values()) if self.times else None
 
 
-def wait_bound(watch, n, started, stall, first_stall, alive=None):
-    """Wait until n pods are seen bound, or nothing new was bound for
-    `stall` seconds (`first_stall` before the first bind: start-up), or
-    alive() turns false with binds still missing. The reason it stopped:
-    'all', 'stalled' or 'exited'."""
+def wait_bound(watch, n, started, stall, first_stall, alive=None, also=()):
+    """Wait until n pods are seen bound, or nothing new happened for
+    `stall` seconds (`first_stall` before anything happened: start-up),
+    or alive() turns false with binds still missing. Progress is a bind,
+    or an event of the `also` watches (Preemption's evictions: the binds
+    come after them). The reason it stopped: 'all', 'stalled' or 'exited'."""
     while True:
-        bound = len(watch.times)
-        if bound >= n:
+        if len(watch.times) >= n:
             return "all"
-        if watch.error:
-            raise RuntimeError(f"bind watch failed: {watch.error}")
-        last = watch.last()
+        for w in (watch, *also):
+            if w.error:
+                raise RuntimeError(f"watch failed: {w.error}")
+        last = max((w.last() for w in (watch, *also) if w.last() is not None), default=None)
         now = time.monotonic()
         if (last is None and now - started > first_stall) or (last and now - last > stall):
             return "stalled"

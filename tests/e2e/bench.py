@@ -29,7 +29,8 @@ Environment (defaults: the full set):
   BENCH_ROWS=a,b              rows (default: all five)
   BENCH_ROUNDS=3              rounds
   BENCH_POD_SCALE=1           multiplies the measured pod counts (a quick check: 0.1)
-  BENCH_STALL=30              seconds without a new bind that end a run
+  BENCH_STALL=30              seconds without a new bind (or eviction) that end a run
+  BENCH_RUN_LIMIT=600         seconds after which a run ends whatever it bound
   BENCH_MEMORY=1              0: skip the memory figures
   BENCH_OUT=FILE              also write every run as JSON there
   APILOAD=build/bench/apiload the Go client (make builds it)
@@ -65,9 +66,9 @@ def env_list(name, default):
 
 
 class Bench:
-    def __init__(self, s, rounds, stall, pod_scale):
+    def __init__(self, s, rounds, stall, pod_scale, limit):
         self.s, self.cp = s, s.cp
-        self.rounds, self.stall, self.pod_scale = rounds, stall, pod_scale
+        self.rounds, self.stall, self.pod_scale, self.limit = rounds, stall, pod_scale, limit
         self.results = []
 
     # -- objects ---------------------------------------------------------
@@ -148,7 +149,8 @@ class Bench:
                 churn = Churn(self.cp, w["churn"])
             reason = "no start" if failure else bm.wait_bound(
                 watch, n_meas, started, self.stall, FIRST_BIND_GRACE,
-                alive=lambda: all(p.alive() for p in procs), also=[evicted] if evicted else [])
+                alive=lambda: all(p.alive() for p in procs), also=[evicted] if evicted else [],
+                limit=self.limit)
         finally:
             if churn:
                 churn.stop()
@@ -173,6 +175,8 @@ class Bench:
             end = f" (stalled: nothing within {FIRST_BIND_GRACE} s of the start)"
         elif reason == "stalled":
             end = f" (stalled: nothing new for {self.stall:.0f} s)"
+        elif reason == "limit":
+            end = f" (stopped at the {self.limit:.0f} s limit of a run)"
         else:
             end = " (its processes exited before binding them all)"
         warn = "  <- other processes used the CPU" if bm.other_is_notable(cpu) else ""
@@ -354,9 +358,10 @@ def main(argv):
         rounds = int(os.environ.get("BENCH_ROUNDS", "3"))
         pod_scale = float(os.environ.get("BENCH_POD_SCALE", "1"))
         stall = float(os.environ.get("BENCH_STALL", "30"))
-        if min(sizes) < 1 or rounds < 1 or pod_scale <= 0 or stall <= 0:
-            raise ValueError("BENCH_SIZES, BENCH_ROUNDS, BENCH_POD_SCALE and BENCH_STALL "
-                             "must be positive")
+        limit = float(os.environ.get("BENCH_RUN_LIMIT", "600"))
+        if min(sizes) < 1 or rounds < 1 or pod_scale <= 0 or stall <= 0 or limit <= 0:
+            raise ValueError("BENCH_SIZES, BENCH_ROUNDS, BENCH_POD_SCALE, BENCH_STALL and "
+                             "BENCH_RUN_LIMIT must be positive")
     except ValueError as ex:
         print(f"bench-e2e: {ex}", file=sys.stderr)
         return 2
@@ -382,7 +387,7 @@ def main(argv):
                                            "metadata": {"name": ns}})
         for pc in bw.priority_classes():
             cp.post("/apis/scheduling.k8s.io/v1/priorityclasses", pc)
-        b = Bench(s, rounds, stall, pod_scale)
+        b = Bench(s, rounds, stall, pod_scale, limit)
         have = 0
         for n in sizes:
             if n < have:

@@ -83,15 +83,18 @@ class Watch:
         return max(self.times.values()) if self.times else None
 
 
-def wait_bound(watch, n, started, stall, first_stall, alive=None, also=()):
+def wait_bound(watch, n, started, stall, first_stall, alive=None, also=(), limit=None):
     """Wait until n pods are seen bound, or nothing new happened for
     `stall` seconds (`first_stall` before anything happened: start-up),
-    or alive() turns false with binds still missing. Progress is a bind,
-    or an event of the `also` watches (Preemption's evictions: the binds
-    come after them). The reason it stopped: 'all', 'stalled' or 'exited'."""
+    or alive() turns false with binds still missing, or `limit` seconds
+    have passed. Progress is a bind, or an event of the `also` watches
+    (Preemption's evictions: the binds come after them). The reason it
+    stopped: 'all', 'stalled', 'exited' or 'limit'."""
     while True:
         if len(watch.times) >= n:
             return "all"
+        if limit and time.monotonic() - started > limit:
+            return "limit"
         for w in (watch, *also):
             if w.error:
                 raise RuntimeError(f"watch failed: {w.error}")

@@ -30,7 +30,7 @@ Environment (defaults: the full set):
   BENCH_ROUNDS=3              rounds
   BENCH_POD_SCALE=1           multiplies the measured pod counts (a quick check: 0.1)
   BENCH_STALL=30              seconds without a new bind (or eviction) that end a run
-  BENCH_RUN_LIMIT=600         seconds after which a run ends whatever it bound
+  BENCH_RUN_LIMIT=900         seconds after which a run ends whatever it bound
   BENCH_MEMORY=1              0: skip the memory figures
   BENCH_OUT=FILE              also write every run as JSON there
   APILOAD=build/bench/apiload the Go client (make builds it)
@@ -162,7 +162,8 @@ class Bench:
         tp = bm.throughput(list(watch.times.values()))
         res = {"workload": w["name"], "nodes": n_nodes, "row": row, "round": rnd,
                "init": n_init, "measured": n_meas, "bound": len(watch.times), "end": reason,
-               "create_s": dt, "evicted": len(evicted.times) if evicted else None, **tp, "cpu": cpu}
+               "create_s": dt, "first_bind_s": watch.first() - started if watch.times else None,
+               "evicted": len(evicted.times) if evicted else None, **tp, "cpu": cpu}
         self.results.append(res)
         self.delete_pods(bw.MEASURED_NS)
         if churn:
@@ -180,6 +181,8 @@ class Bench:
         else:
             end = " (its processes exited before binding them all)"
         warn = "  <- other processes used the CPU" if bm.other_is_notable(cpu) else ""
+        if watch.times:
+            end += f", first bind {res['first_bind_s']:.1f} s after the start"
         if evicted:
             end += f", {len(evicted.times)} init pods evicted"
         print(f"  {row:14s} r{rnd}  bound {res['bound']}/{n_meas}{end}: avg {tp['avg']:7.1f} "
@@ -358,7 +361,7 @@ def main(argv):
         rounds = int(os.environ.get("BENCH_ROUNDS", "3"))
         pod_scale = float(os.environ.get("BENCH_POD_SCALE", "1"))
         stall = float(os.environ.get("BENCH_STALL", "30"))
-        limit = float(os.environ.get("BENCH_RUN_LIMIT", "600"))
+        limit = float(os.environ.get("BENCH_RUN_LIMIT", "900"))
         if min(sizes) < 1 or rounds < 1 or pod_scale <= 0 or stall <= 0 or limit <= 0:
             raise ValueError("BENCH_SIZES, BENCH_ROUNDS, BENCH_POD_SCALE, BENCH_STALL and "
                              "BENCH_RUN_LIMIT must be positive")

@@ -79,6 +79,9 @@ class Watch:
         self.thread.join(10)
         self.conn.close()
 
+    def first(self):
+        return min(self.times.values()) if self.times else None
+
     def last(self):
         return max(self.times.values()) if self.times else None
 

@@ -158,10 +158,19 @@ e2e-semantics: $(BIN)
 	@bin=$$(tests/e2e/k8s-build.sh) && \
 	    KPE_BIN=$(BIN) python3 tests/e2e/run.py "$$bin/bin" suite_semantics
 
-# Pods per second on the real control plane (tests/e2e/bench.py).
-bench-e2e: $(BIN)
+# kube-scheduler's own benchmark workloads on the real control plane, five
+# rows from the API server's ceiling to the split shape, and the memory of
+# serve and schedule at 5,000 nodes and 150,000 pods (tests/e2e/bench.py;
+# docs/performance.md). Subsets: BENCH_SIZES, BENCH_WORKLOADS, BENCH_ROWS,
+# BENCH_ROUNDS, BENCH_POD_SCALE, BENCH_MEMORY=0.
+bench-e2e: $(BIN) build/bench/apiload
 	@bin=$$(tests/e2e/k8s-build.sh) && \
-	    KPE_BIN=$(BIN) python3 tests/e2e/bench.py "$$bin/bin"
+	    KPE_BIN=$(BIN) APILOAD=build/bench/apiload python3 tests/e2e/bench.py "$$bin/bin"
+
+# The bench's API client (Go standard library only; nothing is downloaded).
+build/bench/apiload: bench/apiload.go
+	@mkdir -p $(@D)
+	GOFLAGS= GOPROXY=off GO111MODULE=off go build -o $@ bench/apiload.go
 
 # Benchmarks are never part of `make test` (see bench/run.sh); the
 # speed targets of explain, simulate and diff follow (bench/whatif.sh).

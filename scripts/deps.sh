@@ -12,7 +12,7 @@ openssl:libssl-dev"
 TOOLS="pkg-config:pkg-config cc:gcc make:make curl:curl python3:python3
 kubectl:kubectl openssl:openssl clang-format:clang-format clang:clang
 valgrind:valgrind chromium:chromium groff:groff-base man:man-db
-col:bsdextrautils"
+col:bsdextrautils go:golang-go"
 # python3 module -> Debian package (tests/deploy reads YAML)
 PYMODULES="yaml:python3-yaml"
 # libFuzzer runtime (make fuzz, and the fuzz smoke run by make test)

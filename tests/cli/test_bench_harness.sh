@@ -1,0 +1,113 @@
+#!/bin/sh
+# test_bench_harness.sh: the parts of make bench-e2e that are logic rather
+# than timing (tests/e2e/bench*.py, bench/apiload.go), without a control
+# plane: SchedulingThroughput's 1-second samples and scheduler_perf's
+# percentile pick, the workload table's counts and names, the refusal of
+# bad BENCH_* settings before anything starts, and apiload's ceiling
+# (a Binding and an Event per pending pod of one scheduler, round-robin
+# over the nodes), object creation and deletion against the API-server
+# double.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/apiserver_double.sh"
+
+py() { python3 -c "import sys; sys.path.insert(0, 'tests/e2e'); $1"; }
+
+# Binds at 0.0 0.5 | 1.2 1.3 1.4 | 2.9: two full samples (2, 3); the
+# partial last second is not a sample, as scheduler_perf's ticker.
+run "throughput: full 1-second samples from the first bind" 0 py '
+import bench_measure as bm
+t = bm.throughput([0.0, 0.5, 1.2, 1.3, 1.4, 2.9])
+print(t["samples"], t["avg"], t["p50"], t["p90"], t["p99"])'
+contains "two samples, average 2.5, p50 2, p90 and p99 3" out "2 2.5 2.0 3.0 3.0"
+
+run "throughput: nothing bound is all zeros" 0 py '
+import bench_measure as bm; print(bm.throughput([]))'
+contains "zero samples" out "'samples': 0"
+
+# scheduler_perf picks the ceil(n*q/100)-th smallest: of 1..10, p50 is 5, p90 9, p99 10.
+run "percentile: scheduler_perf's pick" 0 py '
+import bench_measure as bm
+s = [float(x) for x in range(1, 11)]
+print(bm.percentile(s, 50), bm.percentile(s, 90), bm.percentile(s, 99))'
+contains "p50 5, p90 9, p99 10" out "5.0 9.0 10.0"
+
+run "workloads: upstream counts at 500 and 5,000 nodes, scaled elsewhere" 0 py '
+import bench_workloads as bw
+w = {x["name"]: x for x in bw.by_name([])}
+print(bw.counts(w["Preemption"], 500), bw.counts(w["Preemption"], 5000),
+      bw.counts(w["SchedulingBasic"], 100), bw.counts(w["Preemption"], 100, 0.1))'
+contains "Preemption 2000/500 and 20000/5000; 100 nodes scale 500's; the scale shrinks measured only" out \
+    "(2000, 500) (20000, 5000) (100, 200) (400, 10)"
+
+run "workloads: every template the table names exists" 0 py '
+import bench_workloads as bw
+for w in bw.WORKLOADS:
+    for t in [w["init"], w["measured"], *[c for c in w.get("churn", []) if c not in ("node", "service")]]:
+        assert t is None or t in bw.POD_TEMPLATES, (w["name"], t)
+print(len(bw.WORKLOADS))'
+contains "nine workloads" out "9"
+
+run "bench.py refuses an unknown workload before starting anything" 2 \
+    env BENCH_WORKLOADS=SchedulingBasic,Nope python3 tests/e2e/bench.py /nonexistent
+contains "the unknown workload is named" err "unknown workload(s) Nope"
+run "bench.py refuses an unknown row" 2 env BENCH_ROWS=ceiling,fastest python3 tests/e2e/bench.py /nonexistent
+contains "the unknown row is named" err "unknown row(s) fastest"
+run "bench.py refuses zero rounds" 2 env BENCH_ROUNDS=0 python3 tests/e2e/bench.py /nonexistent
+contains "says what must be positive" err "must be positive"
+
+# apiload against the double: 3 nodes, 5 pending pods for my-scheduler in
+# sched-test, one for another scheduler and one already bound.
+run "apiload builds (Go standard library only)" 0 \
+    env GOFLAGS= GOPROXY=off GO111MODULE=off go build -o "$T_TMP/apiload" bench/apiload.go
+python3 - "$T_TMP/cluster.json" <<'PY'
+import json, sys
+sys.path.insert(0, "tests/e2e")
+import bench_workloads as bw
+items = [bw.node(i) for i in range(3)]
+for i in range(5):
+    items.append(bw.pod("default", f"m-{i}", "sched-test", "my-scheduler"))
+items.append(bw.pod("default", "other", "sched-test", "default-scheduler"))
+items.append(bw.pod("default", "placed", "sched-test", "my-scheduler", node="node-00002"))
+for it in items:
+    it["metadata"]["uid"] = "u-" + it["metadata"]["name"]
+json.dump({"apiVersion": "v1", "kind": "List", "items": items}, open(sys.argv[1], "w"))
+PY
+start_api "$T_TMP/cluster.json"
+echo token >"$T_TMP/token"
+run "apiload bind: the pending pods of my-scheduler" 0 "$T_TMP/apiload" -server "$api_url" \
+    -token-file "$T_TMP/token" -workers 4 bind -namespace sched-test -scheduler my-scheduler
+contains "five requested, none failed" out "apiload bind: 5 requested, 0 failed"
+curl -s "$api_url/api/v1/namespaces/sched-test/pods" >"$T_TMP/pods.json"
+curl -s "$api_url/api/v1/namespaces/sched-test/events" >"$T_TMP/events.json"
+run "apiload bind: round-robin over the nodes, others' pods untouched, one Scheduled event each" 0 \
+    python3 - "$T_TMP/pods.json" "$T_TMP/events.json" <<'PY'
+import collections, json, sys
+pods = {p["metadata"]["name"]: p["spec"].get("nodeName") for p in json.load(open(sys.argv[1]))["items"]}
+per_node = collections.Counter(pods[f"m-{i}"] for i in range(5))
+assert sorted(per_node.values()) == [1, 2, 2] and set(per_node) == {"node-00000", "node-00001", "node-00002"}, per_node
+assert pods["other"] is None and pods["placed"] == "node-00002", pods
+ev = [e for e in json.load(open(sys.argv[2]))["items"] if e["reason"] == "Scheduled"]
+assert sorted(e["involvedObject"]["name"] for e in ev) == [f"m-{i}" for i in range(5)], ev
+PY
+printf '/api/v1/nodes\t%s\n' '{"apiVersion":"v1","kind":"Node","metadata":{"name":"extra"}}' >"$T_TMP/lines"
+run "apiload post: creates each line's object" 0 sh -c \
+    "'$T_TMP/apiload' -server '$api_url' -token-file '$T_TMP/token' post <'$T_TMP/lines'"
+contains "one requested, none failed" out "apiload post: 1 requested, 0 failed"
+run "apiload post: a line without a path is refused, naming the line" 1 sh -c \
+    "echo '{}' | '$T_TMP/apiload' -server '$api_url' -token-file '$T_TMP/token' post"
+contains "names the line" err "stdin line 1: want PATH<TAB>JSON"
+run "apiload post: a refused object fails the run, naming the request" 1 sh -c \
+    "'$T_TMP/apiload' -server '$api_url' -token-file '$T_TMP/token' post <'$T_TMP/lines'"
+contains "names the failed request" err "POST /api/v1/nodes: HTTP 409"
+run "apiload delete: every pod of the namespace" 0 "$T_TMP/apiload" -server "$api_url" \
+    -token-file "$T_TMP/token" delete -namespace sched-test -resource pods
+contains "seven requested, none failed" out "apiload delete: 7 requested, 0 failed"
+curl -s "$api_url/api/v1/namespaces/sched-test/pods" >"$T_TMP/pods.json"
+run "apiload delete: none left" 0 python3 -c \
+    'import json, sys; assert not json.load(open(sys.argv[1]))["items"]' "$T_TMP/pods.json"
+run "apiload: delete of another resource is a usage error" 2 \
+    "$T_TMP/apiload" -server "$api_url" -token-file "$T_TMP/token" delete -namespace x -resource nodes
+run "apiload: bind without a scheduler is a usage error" 2 \
+    "$T_TMP/apiload" -server "$api_url" -token-file "$T_TMP/token" bind -namespace x
+stop_api
+finish

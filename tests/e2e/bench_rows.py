@@ -1,0 +1,119 @@
+"""bench_rows.py: who binds the pods in the scale bench (the rows).
+
+  ceiling         apiload bind (bench/apiload.go): a Binding and one Event
+                  per pod, no decision (round-robin over the nodes), 16
+                  workers posting Bindings and 16 the Events (schedule's
+                  --bind-workers shape) over HTTP/2: what the API server
+                  allows
+  kube-scheduler  kube-scheduler v1.20.2 alone with the Policy's in-tree
+                  half (convert --to scheduler-policy, extender removed)
+  schedule        our standalone scheduler with the whole Policy
+  split           kube-scheduler + `serve`, the shipped split shape
+                  (deploy/scheduler/policy-config-file.json, serve with
+                  deploy/policy/extender-policy.json)
+  do-nothing      the same kube-scheduler files, `serve` with an empty Policy
+                  (the price of any extender)
+
+API rate limits are lifted on every side (kube-scheduler --kube-api-qps
+5000, schedule --kube-api-qps -1).
+"""
+import json
+import os
+import subprocess
+
+import actors
+import k8s
+
+FULL_POLICY = "deploy/policy/policy.json"
+EXT_POLICY = "deploy/policy/extender-policy.json"
+EMPTY_POLICY = {"kind": "Policy", "apiVersion": "v1", "predicates": [], "priorities": []}
+
+# name -> how it runs (data; start() reads it).
+ROWS = {
+    "ceiling": {"kind": "ceiling"},
+    "kube-scheduler": {"kind": "kube-scheduler"},
+    "schedule": {"kind": "schedule"},
+    "split": {"kind": "kube-scheduler", "extender": EXT_POLICY},
+    "do-nothing": {"kind": "kube-scheduler", "extender": "empty"},
+}
+KS_QPS = ["--kube-api-qps=5000", "--kube-api-burst=5000"]
+
+
+class Shim:
+    """What actors expect of a scenario, for a benchmark."""
+
+    def __init__(self, cp, workdir, kpe, root, apiload):
+        self.cp = cp
+        self.procs = []
+        self.apiload = apiload
+
+        class E:
+            pass
+        self.env = E()
+        self.env.workdir = workdir
+        self.env.kpe = kpe
+        self.env.root = root
+        self.env.bindir = cp.bindir
+        self.files = self._files()
+
+    def spawn(self, name, argv, env=None):
+        p = k8s.Proc(name, argv, self.env.workdir, env=env)
+        self.procs.append(p)
+        return p
+
+    def require(self, cond, what):
+        if not cond:
+            raise RuntimeError(what)
+
+    def stop_all(self):
+        for p in reversed(self.procs):
+            p.stop()
+        self.procs.clear()
+
+    def write(self, name, text):
+        path = os.path.join(self.env.workdir, name)
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o600)
+        return path
+
+    def _files(self):
+        """The in-tree half of the Policy, the empty Policy, and the bearer
+        tokens apiload uses (admin to create, kube-scheduler's to bind)."""
+        pol = os.path.join(self.env.root, FULL_POLICY)
+        sched = json.loads(subprocess.run(
+            [self.env.kpe, "convert", pol, "--to", "scheduler-policy"],
+            check=True, capture_output=True, text=True).stdout)
+        sched["extenders"] = []
+        return {
+            "in-tree": self.write("in-tree-policy.json", json.dumps(sched)),
+            "empty": self.write("empty-policy.json", json.dumps(EMPTY_POLICY)),
+            "admin-token": self.write("admin.token", k8s.TOKEN),
+            "scheduler-token": self.write("scheduler.token", self.cp.sa_token(
+                k8s.KPE_NS, k8s.SCHEDULER_SA)),
+        }
+
+
+def start(s, row, name, namespace):
+    """Start row `row` (a ROWS key) as run `name`: its processes."""
+    spec = ROWS[row]
+    root = s.env.root
+    if spec["kind"] == "ceiling":
+        return [s.spawn(name, [s.apiload, "-server", s.cp.url,
+                               "-token-file", s.files["scheduler-token"], "-workers", "16",
+                               "-namespace", namespace, "-scheduler", actors.SCHEDULER_NAME,
+                               "bind"])]
+    if spec["kind"] == "schedule":
+        return [actors.Schedule(s, os.path.join(root, FULL_POLICY), "--leader-elect=false",
+                                "--kube-api-qps", "-1", name=name).proc]
+    procs = []
+    if "extender" in spec:
+        pol = s.files["empty"] if spec["extender"] == "empty" else os.path.join(
+            root, spec["extender"])
+        srv = actors.Serve(s, pol, name=f"serve-{name}")
+        procs.append(srv.proc)
+        _, f = actors.scheduler_files(s, "policy", srv.url, s.env.workdir)
+    else:
+        f = s.files["in-tree"]
+    procs.append(actors.KubeScheduler(s, policy_file=f, name=name, v=1, extra=KS_QPS).proc)
+    return procs

@@ -479,6 +479,15 @@ def scenario_schedule_burst_like_v1_20_2(s):
             wait_gone(cp, case.ns, p["metadata"]["name"])
         ks = actors.KubeScheduler(s, policy_file=pol_path, v=10, name=f"ks-burst-{pname}")
         time.sleep(1.0)
+        # The oracle started after the nodes' refresh in create_case: its
+        # first list adds them in the informer's (unordered) order, and each
+        # keeps the image counts of its add (cache.addNodeImageStates), so
+        # v1.20.2's ImageLocality would depend on that order. Update every
+        # node once more, as a kubelet's next status update would.
+        for n in case.nodes:
+            cp.patch(f"/api/v1/nodes/{n['metadata']['name']}",
+                     {"metadata": {"annotations": {"kpe-e2e/oracle-refresh": pname}}})
+        time.sleep(0.5)
         by_name = {p["metadata"]["name"]: p for p in burst}
         lines = []
         for name, node in order:

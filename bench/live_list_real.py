@@ -15,8 +15,8 @@ alternating rounds (default 3):
             bytes alone, no decoding or printing).
 and prints the medians with their spread, the ratios explain/kubectl and
 explain/raw (target: within 2x of kubectl), peak RSS of each, and the load
-average beside them. kubectl -o json holds every object decoded (5.8 GB and
-82 s at 30,000 pods here), so past 50,000 pods only `raw` is compared
+average beside them. kubectl -o json holds every object decoded (5.1-5.8 GB and
+74-82 s at 30,000 pods here), so past 50,000 pods only `raw` is compared
 unless LIVE_KUBECTL_JSON=1.
 
 Loading 150,000 pods takes minutes; BENCH_HOLD=PATH makes the script wait,
@@ -190,7 +190,7 @@ def main(argv):
                     ["kubectl", *kc, "get", "--raw", "/api/v1/pods"]],
         }
         if n_pods > 50000 and not os.environ.get("LIVE_KUBECTL_JSON"):
-            # Measured: at 30,000 pods kubectl -o json takes 82 s and 5.8 GB;
+            # Measured: at 30,000 pods kubectl -o json took 74-82 s and 5.1-5.8 GB;
             # it grows linearly, past this machine's memory at 150,000.
             print(f"kubectl get nodes,pods -A -o json not run at {n_pods} pods: it needs "
                   "about 190 MB per 1,000 pods (LIVE_KUBECTL_JSON=1 forces it)", flush=True)

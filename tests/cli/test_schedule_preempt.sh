@@ -12,25 +12,9 @@ PIDS=""
 cleanup() { for p in $PIDS; do kill -9 "$p" 2>/dev/null; done; }
 trap 'cleanup; rm -rf "$T_TMP"' EXIT
 
-python3 tests/apiserver/apiserver.py --port-file "$T_TMP/api.port" \
-    >"$T_TMP/api.log" 2>&1 &
-PIDS="$!"
-for _ in $(seq 1 100); do [ -s "$T_TMP/api.port" ] && break; sleep 0.1; done
-api_url="http://127.0.0.1:$(cat "$T_TMP/api.port")"
-cat >"$T_TMP/kubeconfig" <<KC
-apiVersion: v1
-kind: Config
-clusters:
-- name: double
-  cluster: {server: "$api_url"}
-users:
-- name: u
-  user: {}
-contexts:
-- name: c
-  context: {cluster: double, user: u}
-current-context: c
-KC
+. "$(dirname "$0")/apiserver_double.sh"
+start_api ""
+PIDS="$api"
 K="kubectl --kubeconfig $T_TMP/kubeconfig"
 cat >"$T_TMP/policy.json" <<'POL'
 {"kind":"Policy","apiVersion":"v1","predicates":[{"name":"PodFitsResources"},{"name":"MatchNodeSelector"}],

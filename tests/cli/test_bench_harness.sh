@@ -34,10 +34,40 @@ contains "p50 5, p90 9, p99 10" out "5.0 9.0 10.0"
 run "workloads: upstream counts at 500 and 5,000 nodes, scaled elsewhere" 0 py '
 import bench_workloads as bw
 w = {x["name"]: x for x in bw.by_name([])}
-print(bw.counts(w["Preemption"], 500), bw.counts(w["Preemption"], 5000),
-      bw.counts(w["SchedulingBasic"], 100), bw.counts(w["Preemption"], 100, 0.1))'
+print(bw.counts(w["Preemption"], 500, 1), bw.counts(w["Preemption"], 5000, 1),
+      bw.counts(w["SchedulingBasic"], 100, 1), bw.counts(w["Preemption"], 100, 0.1))'
 contains "Preemption 2000/500 and 20000/5000; 100 nodes scale 500's; the scale shrinks measured only" out \
     "(2000, 500) (20000, 5000) (100, 200) (400, 10)"
+
+# auto: 5,000 measured pods where they fit; PodAntiAffinity (one per node
+# beside its init pods) and Preemption (one 3-CPU pod per node) stay within
+# their nodes, whatever the scale asks.
+run "workloads: the automatic scale, within what fits" 0 py '
+import bench_workloads as bw
+w = {x["name"]: x for x in bw.by_name([])}
+print(bw.counts(w["SchedulingBasic"], 500), bw.counts(w["SchedulingBasic"], 5000),
+      bw.counts(w["Unschedulable"], 5000), bw.counts(w["PodAntiAffinity"], 500),
+      bw.counts(w["PodAntiAffinity"], 5000), bw.counts(w["Preemption"], 500),
+      bw.counts(w["PodAntiAffinity"], 5000, 10), bw.upstream_counts(w["MixedChurn"], 5000),
+      bw.counts(w["SchedulingBasic"], 100), bw.counts(w["SchedulingBasic"], 100, 0.5))'
+# 100 nodes: 400 CPUs less the 100 init pods 10, nine tenths, at 100m: 3510.
+contains "basic 1000 -> 5000; Unschedulable stays 5000; anti-affinity capped by nodes; Preemption keeps 500; 100 nodes: what their CPUs hold" out \
+    "(500, 5000) (1000, 5000) (200, 5000) (100, 400) (1000, 4000) (2000, 500) (1000, 4000) (0, 2000) (100, 3510) (100, 100)"
+
+run "pod scale: auto, a number, or a clear refusal" 0 py '
+import bench_workloads as bw
+print(bw.parse_pod_scale("auto"), bw.parse_pod_scale("0.5"))
+for bad in ("0", "-1", "lots", "nan", "inf"):
+    try:
+        bw.parse_pod_scale(bad); print("accepted", bad)
+    except ValueError as ex:
+        print("refused:", ex)'
+contains "auto and 0.5 accepted" out "auto 0.5"
+contains "zero refused, naming the value" out "not '0'"
+contains "a word refused" out "not 'lots'"
+contains "nan refused" out "not 'nan'"
+if grep -q "^accepted" "$T_TMP/out"; then not_ok "nothing bad accepted" "$(cat "$T_TMP/out")"
+else ok "nothing bad accepted"; fi
 
 run "workloads: every template the table names exists" 0 py '
 import bench_workloads as bw
@@ -52,6 +82,9 @@ run "bench.py refuses an unknown workload before starting anything" 2 \
 contains "the unknown workload is named" err "unknown workload(s) Nope"
 run "bench.py refuses an unknown row" 2 env BENCH_ROWS=ceiling,fastest python3 tests/e2e/bench.py /nonexistent
 contains "the unknown row is named" err "unknown row(s) fastest"
+run "bench.py refuses a bad BENCH_POD_SCALE before starting anything" 2 \
+    env BENCH_POD_SCALE=fast python3 tests/e2e/bench.py /nonexistent
+contains "names the setting and the value" err "BENCH_POD_SCALE must be auto or a positive number, not 'fast'"
 run "bench.py refuses zero rounds" 2 env BENCH_ROUNDS=0 python3 tests/e2e/bench.py /nonexistent
 contains "says what must be positive" err "must be positive"
 

@@ -28,7 +28,9 @@ Environment (defaults: the full set):
   BENCH_WORKLOADS=a,b         workload names (default: every one in the table)
   BENCH_ROWS=a,b              rows (default: all five)
   BENCH_ROUNDS=3              rounds
-  BENCH_POD_SCALE=1           multiplies the measured pod counts (a quick check: 0.1)
+  BENCH_POD_SCALE=auto        multiplies upstream's measured pod counts (1: exactly
+                              upstream's; a quick check: 0.1); auto raises them to
+                              5,000 where they fit, for enough 1-second samples
   BENCH_STALL=30              seconds without a new bind (or eviction) that end a run
   BENCH_RUN_LIMIT=900         seconds after which a run ends whatever it bound
   BENCH_MEMORY=1              0: skip the memory figures
@@ -194,8 +196,10 @@ class Bench:
     # -- one workload at one size ---------------------------------------
     def workload(self, w, n_nodes, rows):
         n_init, n_meas = bw.counts(w, n_nodes, self.pod_scale)
+        up = bw.upstream_counts(w, n_nodes)[1]
         print(f"\n{w['name']}, {n_nodes} nodes: {n_init} init pods ({w['init'] or 'none'}), "
-              f"{n_meas} measured pods ({w['measured']}), {self.rounds} rounds", flush=True)
+              f"{n_meas} measured pods ({w['measured']}; upstream's config: {up}), "
+              f"{self.rounds} rounds", flush=True)
         if w["init"]:
             made, dt = self.init_pods(w, n_nodes, n_init)
             print(f"  created {made} init pods in {dt:.1f} s", flush=True)
@@ -359,11 +363,11 @@ def main(argv):
         if bad:
             raise ValueError(f"unknown row(s) {', '.join(bad)}; known: {', '.join(bench_rows.ROWS)}")
         rounds = int(os.environ.get("BENCH_ROUNDS", "3"))
-        pod_scale = float(os.environ.get("BENCH_POD_SCALE", "1"))
+        pod_scale = bw.parse_pod_scale(os.environ.get("BENCH_POD_SCALE", "auto"))
         stall = float(os.environ.get("BENCH_STALL", "30"))
         limit = float(os.environ.get("BENCH_RUN_LIMIT", "900"))
-        if min(sizes) < 1 or rounds < 1 or pod_scale <= 0 or stall <= 0 or limit <= 0:
-            raise ValueError("BENCH_SIZES, BENCH_ROUNDS, BENCH_POD_SCALE, BENCH_STALL and "
+        if min(sizes) < 1 or rounds < 1 or stall <= 0 or limit <= 0:
+            raise ValueError("BENCH_SIZES, BENCH_ROUNDS, BENCH_STALL and "
                              "BENCH_RUN_LIMIT must be positive")
     except ValueError as ex:
         print(f"bench-e2e: {ex}", file=sys.stderr)

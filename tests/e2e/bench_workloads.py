@@ -88,6 +88,9 @@ POD_TEMPLATES = {
 
 # The table. counts: nodes -> (init pods, measured pods), from upstream's
 # 500Nodes and 5000Nodes entries; other sizes scale the 500-node counts.
+# max_measured: how many measured pods fit beside the init pods at a node
+# count (one per node for PodAntiAffinity's hostname term and Preemption's
+# 3-CPU pods); the automatic scale stays within it.
 # init_bound: init pods are created bound (False: left pending, as
 # Unschedulable's skipWaitToCompletion); init_consumed: the measured pods
 # evict init pods, so each run starts from fresh ones; churn: templates
@@ -96,7 +99,8 @@ WORKLOADS = [
     {"name": "SchedulingBasic", "init": "default", "measured": "default",
      "counts": {500: (500, 1000), 5000: (1000, 1000)}},
     {"name": "PodAntiAffinity", "init": "anti-affinity",
-     "measured": "anti-affinity", "counts": {500: (100, 400), 5000: (1000, 1000)}},
+     "measured": "anti-affinity", "counts": {500: (100, 400), 5000: (1000, 1000)},
+     "max_measured": lambda nodes, init: nodes - init},
     {"name": "PreferredPodAffinity", "init": "preferred-affinity",
      "measured": "preferred-affinity", "counts": {500: (500, 1000), 5000: (5000, 1000)}},
     {"name": "NodeAffinity", "init": "node-affinity",
@@ -112,10 +116,20 @@ WORKLOADS = [
      "churn": ["node", "high-priority-large-cpu", "service"],
      "counts": {500: (0, 1000), 5000: (0, 2000)}},
     {"name": "Preemption", "init": "low-priority", "measured": "high-priority",
-     "init_consumed": True, "counts": {500: (2000, 500), 5000: (20000, 5000)}},
+     "init_consumed": True, "counts": {500: (2000, 500), 5000: (20000, 5000)},
+     "max_measured": lambda nodes, init: nodes},
 ]
 
 DEFAULT_SIZES = (500, 5000)
+NODE_MILLICPU = 4000   # node-default.yaml's 4 CPUs
+
+# BENCH_POD_SCALE=auto (the default) raises the measured pods to this many
+# where they fit. The 1-second samples need it: the rows bind 300-900 pods/s
+# here, so upstream's 1,000 measured pods give one or two samples, and one
+# run's figure moved by a third between rounds (scheduler_perf's integration
+# setup binds slower, so its 1,000 pods give more samples). BENCH_POD_SCALE=1
+# keeps upstream's counts exactly.
+AUTO_MEASURED = 5000
 
 
 def by_name(names):
@@ -128,15 +142,60 @@ def by_name(names):
     return [w for w in WORKLOADS if not names or w["name"] in names]
 
 
-def counts(w, nodes, pod_scale=1.0):
-    """(init pods, measured pods) of workload w at `nodes` nodes; pod_scale
-    shrinks the measured pods only (the init pods keep their share of the
-    nodes: Preemption's fill must stay full)."""
+def upstream_counts(w, nodes):
+    """(init pods, measured pods) of workload w at `nodes` nodes as upstream's
+    config has them (other sizes scale the 500-node counts)."""
     if nodes in w["counts"]:
-        init, measured = w["counts"][nodes]
+        return w["counts"][nodes]
+    return tuple(round(c * nodes / 500) for c in w["counts"][500])
+
+
+def counts(w, nodes, pod_scale="auto"):
+    """(init pods, measured pods) of workload w at `nodes` nodes. pod_scale
+    multiplies the measured pods only (the init pods keep their share of the
+    nodes: Preemption's fill must stay full); "auto" raises them to
+    AUTO_MEASURED. Raised above upstream's count, they stay within what fits:
+    the workload's max_measured, else cpu_fit (CPU binds before memory or
+    the 110-pod limit for every template here)."""
+    init, measured = upstream_counts(w, nodes)
+    if "max_measured" in w:
+        cap = w["max_measured"](nodes, init)
     else:
-        init, measured = (round(c * nodes / 500) for c in w["counts"][500])
-    return init, max(1, round(measured * pod_scale))
+        cap = cpu_fit(w, nodes, init)
+    if pod_scale == "auto":
+        want = max(measured, AUTO_MEASURED)
+    else:
+        want = max(1, round(measured * pod_scale))
+    if pod_scale == "auto" or want > measured:
+        want = min(want, max(measured, cap))
+    return init, want
+
+
+def _millicpu(q):
+    return int(q[:-1]) if q.endswith("m") else int(float(q) * 1000)
+
+
+def cpu_fit(w, nodes, init):
+    """How many measured pods fit in nine tenths of the CPU the bound init
+    pods leave on `nodes` nodes (node(): 4 CPUs each)."""
+    free = nodes * NODE_MILLICPU
+    if w["init"] and w.get("init_bound", True):
+        free -= init * _millicpu(POD_TEMPLATES[w["init"]]["resources"]["requests"]["cpu"])
+    per = _millicpu(POD_TEMPLATES[w["measured"]]["resources"]["requests"]["cpu"])
+    return max(0, free * 9 // 10 // per)
+
+
+def parse_pod_scale(text):
+    """BENCH_POD_SCALE: "auto" or a positive number; ValueError otherwise."""
+    if text.strip() == "auto":
+        return "auto"
+    try:
+        v = float(text)
+    except ValueError:
+        v = 0.0
+    if not v > 0 or v != v or v == float("inf"):
+        raise ValueError(f"BENCH_POD_SCALE must be auto or a positive number, not {text!r}")
+    return v
 
 
 def node_name(i):
@@ -147,7 +206,7 @@ def node(i, name=None):
     """Node i: node-default.yaml's capacity, Ready, with NODE_LABELS (value
     i modulo the list: a fixed spread instead of upstream's random pick)."""
     name = name or node_name(i)
-    res = {"cpu": "4", "memory": "32Gi", "pods": "110", "ephemeral-storage": "100Gi"}
+    res = {"cpu": str(NODE_MILLICPU // 1000), "memory": "32Gi", "pods": "110", "ephemeral-storage": "100Gi"}
     labels = {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
               "kubernetes.io/arch": "amd64"}
     for key, values in NODE_LABELS:

@@ -54,11 +54,11 @@ class Serve:
 class Schedule:
     """`kube-policy-extender schedule` (the standalone scheduler)."""
 
-    def __init__(self, s, policy, *extra, name="schedule"):
+    def __init__(self, s, policy, *extra, name="schedule", kpe=None):
         self.port = k8s.free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc = s.spawn(name, [
-            s.env.kpe, "schedule", "--scheduler-name", SCHEDULER_NAME,
+            kpe or s.env.kpe, "schedule", "--scheduler-name", SCHEDULER_NAME,
             "--policy", policy, "--kubeconfig", s.cp.kpe_kubeconfig,
             "--listen", f"127.0.0.1:{self.port}", *extra])
 

@@ -26,7 +26,8 @@ schedule holding a 5,000-node, 150,000-pod cluster (tests/e2e/bench_memory.py).
 Environment (defaults: the full set):
   BENCH_SIZES=500,5000        node counts
   BENCH_WORKLOADS=a,b         workload names (default: every one in the table)
-  BENCH_ROWS=a,b              rows (default: all five)
+  BENCH_ROWS=a,b              rows (default: all five; schedule-b runs
+                              BENCH_KPE_B's schedule, to A/B two builds)
   BENCH_ROUNDS=3              rounds
   BENCH_POD_SCALE=auto        multiplies upstream's measured pod counts (1: exactly
                               upstream's; a quick check: 0.1); auto raises them to
@@ -358,10 +359,12 @@ def main(argv):
     try:
         sizes = [int(x) for x in env_list("BENCH_SIZES", bw.DEFAULT_SIZES)]
         workloads = bw.by_name(env_list("BENCH_WORKLOADS", []))
-        rows = env_list("BENCH_ROWS", bench_rows.ROWS)
+        rows = env_list("BENCH_ROWS", bench_rows.DEFAULT_ROWS)
         bad = [r for r in rows if r not in bench_rows.ROWS]
         if bad:
             raise ValueError(f"unknown row(s) {', '.join(bad)}; known: {', '.join(bench_rows.ROWS)}")
+        for r in rows:
+            bench_rows.row_binary(r)
         rounds = int(os.environ.get("BENCH_ROUNDS", "3"))
         pod_scale = bw.parse_pod_scale(os.environ.get("BENCH_POD_SCALE", "auto"))
         stall = float(os.environ.get("BENCH_STALL", "30"))

@@ -35,7 +35,24 @@ ROWS = {
     "schedule": {"kind": "schedule"},
     "split": {"kind": "kube-scheduler", "extender": EXT_POLICY},
     "do-nothing": {"kind": "kube-scheduler", "extender": "empty"},
+    # Not in the default set: `schedule` from another build (BENCH_KPE_B),
+    # alternating with the schedule row, to A/B a change on the real
+    # control plane.
+    "schedule-b": {"kind": "schedule", "bin_env": "BENCH_KPE_B"},
 }
+DEFAULT_ROWS = ["ceiling", "kube-scheduler", "schedule", "split", "do-nothing"]
+
+
+def row_binary(row):
+    """The binary a row runs in place of the build's own, or None; a
+    ValueError when the row needs one that is not there."""
+    env = ROWS[row].get("bin_env")
+    if not env:
+        return None
+    path = os.environ.get(env, "")
+    if not path or not os.access(path, os.X_OK):
+        raise ValueError(f"row {row} runs {env}, which is {'unset' if not path else path + ': not an executable'}")
+    return path
 KS_QPS = ["--kube-api-qps=5000", "--kube-api-burst=5000"]
 
 
@@ -105,7 +122,7 @@ def start(s, row, name, namespace):
                                "bind"])]
     if spec["kind"] == "schedule":
         return [actors.Schedule(s, os.path.join(root, FULL_POLICY), "--leader-elect=false",
-                                "--kube-api-qps", "-1", name=name).proc]
+                                "--kube-api-qps", "-1", name=name, kpe=row_binary(row)).proc]
     procs = []
     if "extender" in spec:
         pol = s.files["empty"] if spec["extender"] == "empty" else os.path.join(

@@ -85,6 +85,12 @@ contains "the unknown row is named" err "unknown row(s) fastest"
 run "bench.py refuses a bad BENCH_POD_SCALE before starting anything" 2 \
     env BENCH_POD_SCALE=fast python3 tests/e2e/bench.py /nonexistent
 contains "names the setting and the value" err "BENCH_POD_SCALE must be auto or a positive number, not 'fast'"
+run "bench.py refuses the schedule-b row without BENCH_KPE_B" 2 \
+    env -u BENCH_KPE_B BENCH_ROWS=schedule,schedule-b python3 tests/e2e/bench.py /nonexistent
+contains "says which variable is unset" err "row schedule-b runs BENCH_KPE_B, which is unset"
+run "bench.py refuses a BENCH_KPE_B that is not an executable" 2 \
+    env BENCH_KPE_B=/nonexistent/kpe BENCH_ROWS=schedule-b python3 tests/e2e/bench.py /nonexistent
+contains "names the path" err "/nonexistent/kpe: not an executable"
 run "bench.py refuses zero rounds" 2 env BENCH_ROUNDS=0 python3 tests/e2e/bench.py /nonexistent
 contains "says what must be positive" err "must be positive"
 

@@ -6,6 +6,7 @@
  */
 #include "engine/engine_nominated.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 int32_t engine_pod_priority(const struct kube_pod *pod)
@@ -24,18 +25,71 @@ int engine_same_pod(const struct kube_pod *x, const struct kube_pod *y)
                    y->namespace ? y->namespace : "");
 }
 
-size_t engine_nominated_on(const struct engine_nominee *nom, size_t n,
+struct by_node {
+    const char *node;
+    size_t index;
+};
+
+static int by_node_cmp(const void *x, const void *y)
+{
+    const struct by_node *a = x, *b = y;
+    int c = strcmp(a->node, b->node);
+
+    if (c)
+        return c;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+int engine_nominees_index(struct arena *a, const struct engine_nominee *nom,
+                          size_t n, struct engine_nominees *ix)
+{
+    struct by_node *keys = arena_alloc(a, (n ? n : 1) * sizeof(*keys));
+    size_t *order = arena_alloc(a, (n ? n : 1) * sizeof(*order));
+    size_t i, k = 0;
+
+    memset(ix, 0, sizeof(*ix));
+    if (!keys || !order)
+        return -1;
+    for (i = 0; i < n; i++) {
+        if (nom[i].node) {
+            keys[k].node = nom[i].node;
+            keys[k++].index = i;
+        }
+    }
+    if (k > 1)
+        qsort(keys, k, sizeof(*keys), by_node_cmp);
+    for (i = 0; i < k; i++)
+        order[i] = keys[i].index;
+    ix->nom = nom;
+    ix->n = n;
+    ix->order = order;
+    ix->n_order = k;
+    return 0;
+}
+
+size_t engine_nominated_on(const struct engine_nominees *ix,
                            const struct kube_pod *pod, const char *node,
                            const struct kube_pod **out)
 {
     int32_t prio = engine_pod_priority(pod);
-    size_t i, k = 0;
+    size_t lo = 0, hi = ix->n_order, k = 0;
 
-    for (i = 0; i < n; i++) {
-        if (nom[i].node && !strcmp(nom[i].node, node) &&
-            engine_pod_priority(nom[i].pod) >= prio &&
-            !engine_same_pod(nom[i].pod, pod))
-            out[k++] = nom[i].pod;
+    /* The first of node's entries. */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (strcmp(ix->nom[ix->order[mid]].node, node) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < ix->n_order; lo++) {
+        const struct engine_nominee *x = &ix->nom[ix->order[lo]];
+
+        if (strcmp(x->node, node))
+            break;
+        if (engine_pod_priority(x->pod) >= prio && !engine_same_pod(x->pod, pod))
+            out[k++] = x->pod;
     }
     return k;
 }
@@ -68,19 +122,18 @@ int engine_filter_with_nominated(const struct pred_plan *plan,
                                  const struct cluster *c, struct cluster *view,
                                  size_t idx, const struct kube_pod *const *drop,
                                  size_t n_drop,
-                                 const struct engine_nominee *nom, size_t n_nom,
+                                 const struct engine_nominees *ix,
                                  struct arena *a, struct pred_verdict *v,
                                  struct err *e)
 {
     const struct kube_pod **add =
-        arena_alloc(a, (n_nom ? n_nom : 1) * sizeof(*add));
+        arena_alloc(a, (ix->n ? ix->n : 1) * sizeof(*add));
     struct cluster_view_change ch = { .drop = drop, .n_drop = n_drop };
 
     if (!add)
         return err_set(e, "out of memory");
     ch.add = add;
-    ch.n_add =
-        engine_nominated_on(nom, n_nom, pod, c->nodes[idx].node->name, add);
+    ch.n_add = engine_nominated_on(ix, pod, c->nodes[idx].node->name, add);
     if (filter_changed(plan, pod, c, view, idx, &ch, a, v, e) < 0)
         return -1;
     if (!ch.n_add || v->code != PRED_FIT)
@@ -97,6 +150,7 @@ int engine_recheck_nominated(const struct pred_plan *plan,
                              struct err *e)
 {
     const struct kube_pod **add;
+    struct engine_nominees ix;
     struct cluster view;
     bool have_view = false;
     size_t i;
@@ -104,7 +158,7 @@ int engine_recheck_nominated(const struct pred_plan *plan,
     if (!n_nom || !r->n_feasible)
         return 0;
     add = arena_alloc(a, n_nom * sizeof(*add));
-    if (!add)
+    if (!add || engine_nominees_index(a, nom, n_nom, &ix) < 0)
         return err_set(e, "out of memory");
     r->n_feasible = 0;
     for (i = 0; i < r->n_nodes; i++) {
@@ -112,13 +166,13 @@ int engine_recheck_nominated(const struct pred_plan *plan,
 
         if (!en->feasible)
             continue;
-        if (engine_nominated_on(nom, n_nom, pod, en->ni->node->name, add)) {
+        if (engine_nominated_on(&ix, pod, en->ni->node->name, add)) {
             if (!have_view && cluster_view_begin(a, c, &view) < 0)
                 return err_set(e, "out of memory");
             have_view = true;
             if (engine_filter_with_nominated(plan, pod, c, &view, en->ni->index,
-                                             NULL, 0, nom, n_nom, a,
-                                             &en->verdict, e) < 0)
+                                             NULL, 0, &ix, a, &en->verdict,
+                                             e) < 0)
                 return -1;
             en->feasible = en->verdict.code == PRED_FIT;
             if (!en->feasible) {

@@ -45,6 +45,9 @@ struct engine_preemptor {
     size_t n_pdbs;
     const struct engine_nominee *nominees; /* pods nominated to nodes */
     size_t n_nominees;
+    /* nominees by node; engine_preempt_candidates builds it once (NULL:
+     * engine_select_victims builds its own) */
+    const struct engine_nominees *nominees_by_node;
     int64_t now; /* seconds: the start time of a pod that has none */
     /* minCandidateNodesPercentage / minCandidateNodesAbsolute; 0 each:
      * the defaults (10, 100). */

@@ -52,7 +52,9 @@ static int count_existing_anti(const struct pred_cycle *cy, struct ipa_state *s)
     const struct kube_labels *ns_labels = ns ? &ns->labels : NULL;
     size_t i, j, k;
 
-    for (i = 0; i < c->n_nodes; i++) {
+    /* None anywhere: nothing to walk (a preemption filters hundreds of
+     * nodes several times each, each time from the PreFilter). */
+    for (i = 0; c->n_anti_affinity_pods && i < c->n_nodes; i++) {
         const struct node_info *ni = &c->nodes[i];
 
         /* Only pods with affinity terms can carry anti-affinity ones. */

@@ -376,6 +376,77 @@ static void view_should_drop_victims_on_one_node_only(void **state)
     arena_destroy(&a);
 }
 
+/* The cluster's count of pods with required anti-affinity terms (what
+ * lets InterPodAffinity's PreFilter skip its walk over the nodes when
+ * there are none) follows pods, nodes and views: always the nodes' sum. */
+static size_t anti_sum(const struct cluster *c)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < c->n_nodes; i++)
+        n += c->nodes[i].n_anti_affinity_pods;
+    return n;
+}
+
+static void cluster_should_count_anti_affinity_pods_as_its_nodes_do(void **state)
+{
+    struct arena a, scratch;
+    struct kube_objects objs = { 0 };
+    struct kube_node *nodes[2];
+    struct kube_pod *pods[3];
+    struct kube_pod_affinity_term *t;
+    const char *drop_a[] = { "a" }, *drop_b[] = { "b" };
+    struct cluster c, view;
+    struct err e;
+
+    (void)state;
+    arena_init(&a, 0);
+    arena_init(&scratch, 0);
+    nodes[0] = mk_node(&a, "n1");
+    nodes[1] = mk_node(&a, "n2");
+    pods[0] = mk_pod(&a, "a", "n1", 100, 10);
+    pods[1] = mk_pod(&a, "b", "n1", 100, 10);
+    pods[2] = mk_pod(&a, "c", "n2", 100, 10);
+    t = arena_calloc(&a, 1, sizeof(*t));
+    t->topology_key = "kubernetes.io/hostname";
+    pods[0]->affinity.pod_anti_affinity.n_required = 1;
+    pods[0]->affinity.pod_anti_affinity.required = t;
+    pods[2]->affinity.pod_anti_affinity.n_required = 1;
+    pods[2]->affinity.pod_anti_affinity.required = t;
+    objs.n_nodes = 2;
+    objs.nodes = nodes;
+    objs.n_pods = 3;
+    objs.pods = pods;
+    assert_int_equal(cluster_build(&c, &objs, &e), 0);
+    assert_int_equal(c.n_anti_affinity_pods, 2);
+    assert_int_equal(anti_sum(&c), 2);
+    /* A view without a: one left there; without b: still two. */
+    assert_int_equal(
+        cluster_view_without_pods(&scratch, &c, "n1", drop_a, 1, &view), 1);
+    assert_int_equal(view.n_anti_affinity_pods, 1);
+    assert_int_equal(anti_sum(&view), 1);
+    assert_int_equal(
+        cluster_view_without_pods(&scratch, &c, "n1", drop_b, 1, &view), 1);
+    assert_int_equal(view.n_anti_affinity_pods, 2);
+    assert_int_equal(anti_sum(&view), 2);
+    /* The snapshot itself is untouched by views. */
+    assert_int_equal(c.n_anti_affinity_pods, 2);
+    /* Removing and adding pods, then a node with its pods. */
+    assert_int_equal(cluster_remove_pod(&c, pods[0]), 1);
+    assert_int_equal(c.n_anti_affinity_pods, 1);
+    assert_int_equal(cluster_remove_pod(&c, pods[1]), 1);
+    assert_int_equal(c.n_anti_affinity_pods, 1);
+    assert_int_equal(cluster_add_pod(&c, pods[0]), 1);
+    assert_int_equal(c.n_anti_affinity_pods, 2);
+    assert_int_equal(anti_sum(&c), 2);
+    assert_int_equal(cluster_remove_node(&c, "n2"), 1);
+    assert_int_equal(c.n_anti_affinity_pods, 1);
+    assert_int_equal(anti_sum(&c), 1);
+    arena_destroy(&scratch);
+    cluster_free(&c);
+    arena_destroy(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -385,6 +456,7 @@ int main(void)
         cmocka_unit_test(cluster_should_summarise_images_across_nodes),
         cmocka_unit_test(cluster_should_refuse_duplicate_node_names),
         cmocka_unit_test(view_should_drop_victims_on_one_node_only),
+        cmocka_unit_test(cluster_should_count_anti_affinity_pods_as_its_nodes_do),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

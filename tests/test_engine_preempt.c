@@ -853,6 +853,71 @@ static void victims_should_make_room_for_nominated_pods(void **state)
     world_down(&w);
 }
 
+/*
+ * engine_nominated_on through the by-node index: the pods nominated to a
+ * node, of the pod's priority or more, the pod itself left out, in the
+ * order of the nominations; a nomination without a node (out of memory)
+ * matches none. Checked against a plain walk of every nomination, on
+ * every node name and a few absent ones, for pods of several priorities.
+ */
+static void nominated_on_should_match_a_walk_of_every_nomination(void **state)
+{
+    static const char *const where[] = { "node2", "node1", "node1", NULL,
+                                         "node1", "node1", "node3", "node10",
+                                         "node1", "node2" };
+    static const int prio[] = { HIGH, LOW, VHI, HIGH, HIGH,
+                                HIGH, MID, VHI, MID, HIGH };
+    static const char *const ask[] = { "node0", "node1", "node10", "node2",
+                                       "node3", "node4", "" };
+    enum { N = sizeof(where) / sizeof(where[0]) };
+    struct engine_nominee nom[N];
+    struct engine_nominees ix;
+    const struct kube_pod *got[N], *want[N];
+    const struct kube_pod *who[3];
+    struct world w;
+    size_t i, k, q, n_got, n_want;
+
+    (void)state;
+    world_up(&w, FIT, (const char *const[]){ "node1", NULL }, NULL,
+             &(struct tpod){ "x", NULL, LOW, S, 0, NULL });
+    for (i = 0; i < N; i++) {
+        struct tpod t = { arena_sprintf(&w.a, "n%zu", i), NULL, prio[i], S,
+                          0, NULL };
+
+        nom[i].pod = fx_pod(&w.a, pod_json(&w.a, &t));
+        nom[i].node = where[i];
+    }
+    assert_int_equal(engine_nominees_index(&w.a, nom, N, &ix), 0);
+    who[0] = nom[5].pod; /* nominated itself, on node1 */
+    who[1] = fx_pod(&w.a, pod_json(&w.a, &(struct tpod){ "p", NULL, MID, S,
+                                                          0, NULL }));
+    who[2] = fx_pod(&w.a, pod_json(&w.a, &(struct tpod){ "q", NULL, LOW, S,
+                                                          0, NULL }));
+    for (q = 0; q < 3; q++) {
+        for (k = 0; k < sizeof(ask) / sizeof(ask[0]); k++) {
+            n_want = 0;
+            for (i = 0; i < N; i++) {
+                if (where[i] && !strcmp(where[i], ask[k]) &&
+                    engine_pod_priority(nom[i].pod) >=
+                        engine_pod_priority(who[q]) &&
+                    !engine_same_pod(nom[i].pod, who[q]))
+                    want[n_want++] = nom[i].pod;
+            }
+            n_got = engine_nominated_on(&ix, who[q], ask[k], got);
+            assert_int_equal(n_got, n_want);
+            for (i = 0; i < n_got; i++)
+                assert_ptr_equal(got[i], want[i]);
+        }
+    }
+    /* The pod nominated itself sees node1's others of HIGH or more, in
+     * order: n2 (VHI), n4 (HIGH); not n1 (LOW), n5 (itself), n8 (MID). */
+    n_got = engine_nominated_on(&ix, who[0], "node1", got);
+    assert_int_equal(n_got, 2);
+    assert_ptr_equal(got[0], nom[2].pod);
+    assert_ptr_equal(got[1], nom[4].pod);
+    world_down(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -863,6 +928,7 @@ int main(void)
         cmocka_unit_test(nodes_where_preemption_might_help_rows),
         cmocka_unit_test(nominated_pods_should_keep_their_room),
         cmocka_unit_test(victims_should_make_room_for_nominated_pods),
+        cmocka_unit_test(nominated_on_should_match_a_walk_of_every_nomination),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

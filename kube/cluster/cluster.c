@@ -497,8 +497,10 @@ int cluster_add_pod(struct cluster *c, const struct kube_pod *pod)
         add_aff_entries(c, ni, pod) < 0)
         return -1;
     ni->pods[ni->n_pods++] = pod;
-    if (pod->affinity.pod_anti_affinity.n_required)
+    if (pod->affinity.pod_anti_affinity.n_required) {
         ni->n_anti_affinity_pods++;
+        c->n_anti_affinity_pods++;
+    }
     c->n_pods++;
     return 1;
 }
@@ -544,8 +546,10 @@ int cluster_remove_pod(struct cluster *c, const struct kube_pod *pod)
     remove_ports(ni, old);
     remove_affinity_pod(ni, old);
     remove_aff_entries(c, ni, old);
-    if (old->affinity.pod_anti_affinity.n_required)
+    if (old->affinity.pod_anti_affinity.n_required) {
         ni->n_anti_affinity_pods--;
+        c->n_anti_affinity_pods--;
+    }
     c->n_pods--;
     return 1;
 }
@@ -751,6 +755,9 @@ int cluster_view_set_node(struct arena *a, const struct cluster *c,
             ni->aff_entries[ni->n_aff_entries++] = src->aff_entries[i];
     }
     view->n_pods = c->n_pods - src->n_pods + ni->n_pods;
+    view->n_anti_affinity_pods = c->n_anti_affinity_pods -
+                                 src->n_anti_affinity_pods +
+                                 ni->n_anti_affinity_pods;
     return 0;
 }
 
@@ -759,6 +766,7 @@ void cluster_view_reset_node(const struct cluster *c, struct cluster *view,
 {
     view->nodes[idx] = c->nodes[idx];
     view->n_pods = c->n_pods;
+    view->n_anti_affinity_pods = c->n_anti_affinity_pods;
 }
 
 int cluster_view_without_pods(struct arena *a, const struct cluster *c,
@@ -969,6 +977,7 @@ int cluster_remove_node(struct cluster *c, const char *name)
     for (i = 0; i < ni->n_aff_entries; i++)
         term_index_release(&c->terms, ni->aff_entries[i].term);
     c->n_pods -= ni->n_pods;
+    c->n_anti_affinity_pods -= ni->n_anti_affinity_pods;
     c->n_orphan_pods += ni->n_pods;
     i = ni->index;
     node_tree_remove(&c->tree, i);

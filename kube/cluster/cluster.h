@@ -130,6 +130,9 @@ struct cluster {
 
     size_t n_orphan_pods; /* pods bound to nodes we have no Node for */
     size_t n_pods;        /* pods accounted on nodes */
+    /* of them, pods with required anti-affinity terms (the nodes'
+     * n_anti_affinity_pods summed; a view keeps its own) */
+    size_t n_anti_affinity_pods;
 };
 
 /*

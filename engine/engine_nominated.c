@@ -88,7 +88,8 @@ size_t engine_nominated_on(const struct engine_nominees *ix,
 
         if (strcmp(x->node, node))
             break;
-        if (engine_pod_priority(x->pod) >= prio && !engine_same_pod(x->pod, pod))
+        if (engine_pod_priority(x->pod) >= prio &&
+            !engine_same_pod(x->pod, pod))
             out[k++] = x->pod;
     }
     return k;

@@ -388,7 +388,7 @@ static size_t anti_sum(const struct cluster *c)
     return n;
 }
 
-static void cluster_should_count_anti_affinity_pods_as_its_nodes_do(void **state)
+static void cluster_should_count_anti_affinity_pods(void **state)
 {
     struct arena a, scratch;
     struct kube_objects objs = { 0 };
@@ -456,7 +456,7 @@ int main(void)
         cmocka_unit_test(cluster_should_summarise_images_across_nodes),
         cmocka_unit_test(cluster_should_refuse_duplicate_node_names),
         cmocka_unit_test(view_should_drop_victims_on_one_node_only),
-        cmocka_unit_test(cluster_should_count_anti_affinity_pods_as_its_nodes_do),
+        cmocka_unit_test(cluster_should_count_anti_affinity_pods),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -866,7 +866,7 @@ static void nominated_on_should_match_a_walk_of_every_nomination(void **state)
                                          "node1", "node1", "node3", "node10",
                                          "node1", "node2" };
     static const int prio[] = { HIGH, LOW, VHI, HIGH, HIGH,
-                                HIGH, MID, VHI, MID, HIGH };
+                                HIGH, MID, VHI, MID,  HIGH };
     static const char *const ask[] = { "node0", "node1", "node10", "node2",
                                        "node3", "node4", "" };
     enum { N = sizeof(where) / sizeof(where[0]) };
@@ -881,18 +881,19 @@ static void nominated_on_should_match_a_walk_of_every_nomination(void **state)
     world_up(&w, FIT, (const char *const[]){ "node1", NULL }, NULL,
              &(struct tpod){ "x", NULL, LOW, S, 0, NULL });
     for (i = 0; i < N; i++) {
-        struct tpod t = { arena_sprintf(&w.a, "n%zu", i), NULL, prio[i], S,
-                          0, NULL };
+        struct tpod t = {
+            arena_sprintf(&w.a, "n%zu", i), NULL, prio[i], S, 0, NULL
+        };
 
         nom[i].pod = fx_pod(&w.a, pod_json(&w.a, &t));
         nom[i].node = where[i];
     }
     assert_int_equal(engine_nominees_index(&w.a, nom, N, &ix), 0);
     who[0] = nom[5].pod; /* nominated itself, on node1 */
-    who[1] = fx_pod(&w.a, pod_json(&w.a, &(struct tpod){ "p", NULL, MID, S,
-                                                          0, NULL }));
-    who[2] = fx_pod(&w.a, pod_json(&w.a, &(struct tpod){ "q", NULL, LOW, S,
-                                                          0, NULL }));
+    who[1] = fx_pod(
+        &w.a, pod_json(&w.a, &(struct tpod){ "p", NULL, MID, S, 0, NULL }));
+    who[2] = fx_pod(
+        &w.a, pod_json(&w.a, &(struct tpod){ "q", NULL, LOW, S, 0, NULL }));
     for (q = 0; q < 3; q++) {
         for (k = 0; k < sizeof(ask) / sizeof(ask[0]); k++) {
             n_want = 0;

@@ -14,6 +14,8 @@ PodAntiAffinity 5000Nodes counts (affinity/performance-config.yaml; v1.20.2
 creates only 500 nodes there).
 
 Differences from scheduler_perf, all the same for every row:
+- by default (BENCH_POD_SCALE=auto) the measured pods are raised to
+  AUTO_MEASURED where they fit (counts());
 - init pods are created already bound (spec.nodeName, round-robin over the
   nodes, each placement feasible for its template) instead of being
   scheduled first: they are not measured either way, and every row starts
@@ -126,9 +128,8 @@ NODE_MILLICPU = 4000   # node-default.yaml's 4 CPUs
 # BENCH_POD_SCALE=auto (the default) raises the measured pods to this many
 # where they fit. The 1-second samples need it: the rows bind 300-900 pods/s
 # here, so upstream's 1,000 measured pods give one or two samples, and one
-# run's figure moved by a third between rounds (scheduler_perf's integration
-# setup binds slower, so its 1,000 pods give more samples). BENCH_POD_SCALE=1
-# keeps upstream's counts exactly.
+# run's figure moved by a third between rounds. BENCH_POD_SCALE=1 keeps
+# upstream's counts exactly.
 AUTO_MEASURED = 5000
 
 

@@ -72,7 +72,7 @@ size_t engine_nominated_on(const struct engine_nominees *ix,
                            const struct kube_pod **out)
 {
     int32_t prio = engine_pod_priority(pod);
-    size_t lo = 0, hi = ix->n_order, k = 0;
+    size_t n = ix ? ix->n_order : 0, lo = 0, hi = n, k = 0;
 
     /* The first of node's entries. */
     while (lo < hi) {
@@ -83,7 +83,7 @@ size_t engine_nominated_on(const struct engine_nominees *ix,
         else
             hi = mid;
     }
-    for (; lo < ix->n_order; lo++) {
+    for (; lo < n; lo++) {
         const struct engine_nominee *x = &ix->nom[ix->order[lo]];
 
         if (strcmp(x->node, node))
@@ -128,7 +128,7 @@ int engine_filter_with_nominated(const struct pred_plan *plan,
                                  struct err *e)
 {
     const struct kube_pod **add =
-        arena_alloc(a, (ix->n ? ix->n : 1) * sizeof(*add));
+        arena_alloc(a, (ix && ix->n ? ix->n : 1) * sizeof(*add));
     struct cluster_view_change ch = { .drop = drop, .n_drop = n_drop };
 
     if (!add)
@@ -146,20 +146,18 @@ int engine_filter_with_nominated(const struct pred_plan *plan,
 int engine_recheck_nominated(const struct pred_plan *plan,
                              const struct kube_pod *pod,
                              const struct cluster *c,
-                             const struct engine_nominee *nom, size_t n_nom,
-                             struct arena *a, struct eval_result *r,
-                             struct err *e)
+                             const struct engine_nominees *ix, struct arena *a,
+                             struct eval_result *r, struct err *e)
 {
     const struct kube_pod **add;
-    struct engine_nominees ix;
     struct cluster view;
     bool have_view = false;
     size_t i;
 
-    if (!n_nom || !r->n_feasible)
+    if (!ix || !ix->n_order || !r->n_feasible)
         return 0;
-    add = arena_alloc(a, n_nom * sizeof(*add));
-    if (!add || engine_nominees_index(a, nom, n_nom, &ix) < 0)
+    add = arena_alloc(a, ix->n * sizeof(*add));
+    if (!add)
         return err_set(e, "out of memory");
     r->n_feasible = 0;
     for (i = 0; i < r->n_nodes; i++) {
@@ -167,12 +165,12 @@ int engine_recheck_nominated(const struct pred_plan *plan,
 
         if (!en->feasible)
             continue;
-        if (engine_nominated_on(&ix, pod, en->ni->node->name, add)) {
+        if (engine_nominated_on(ix, pod, en->ni->node->name, add)) {
             if (!have_view && cluster_view_begin(a, c, &view) < 0)
                 return err_set(e, "out of memory");
             have_view = true;
             if (engine_filter_with_nominated(plan, pod, c, &view, en->ni->index,
-                                             NULL, 0, &ix, a, &en->verdict,
+                                             NULL, 0, ix, a, &en->verdict,
                                              e) < 0)
                 return -1;
             en->feasible = en->verdict.code == PRED_FIT;

@@ -30,7 +30,8 @@ int engine_same_pod(const struct kube_pod *x, const struct kube_pod *y);
  * A preemption filters hundreds of nodes several times each, and walking
  * every nomination with strcmp on each was most of its time at 5,000
  * nodes (thousands of nominations); here a node's are found by a binary
- * search. Build it once per decision; it borrows nom.
+ * search. The caller builds it once per decision and hands it to the
+ * placer and the preemptor (NULL there: no nominations); it borrows nom.
  */
 struct engine_nominees {
     const struct engine_nominee *nom;
@@ -44,8 +45,8 @@ int engine_nominees_index(struct arena *a, const struct engine_nominee *nom,
                           size_t n, struct engine_nominees *ix);
 
 /*
- * addNominatedPods' choice: the pods of ix nominated to node whose
- * priority is at least pod's, pod itself excluded, into out (room for
+ * addNominatedPods' choice: the pods of ix (NULL: none) nominated to node
+ * whose priority is at least pod's, pod itself excluded, into out (room for
  * ix->n), in nom's order. Returns how many.
  */
 size_t engine_nominated_on(const struct engine_nominees *ix,
@@ -55,7 +56,8 @@ size_t engine_nominated_on(const struct engine_nominees *ix,
 /*
  * RunFilterPluginsWithNominatedPods for pod on node idx of c, that node
  * first changed by dropping drop[0..n_drop) (preemption's victims): run
- * the filters with the nominated pods engine_nominated_on picks added,
+ * the filters with the nominated pods engine_nominated_on picks from ix
+ * (NULL: none) added,
  * and, when any were added and the pod fit, once more without them (both
  * must pass). view is a cluster_view_begin of c whose node idx is c's;
  * it is left so. *v gets the verdict (from a). Returns 0, or -1 with e
@@ -75,14 +77,13 @@ int engine_filter_with_nominated(const struct pred_plan *plan,
  * ran without them: each feasible node of r where engine_nominated_on
  * picks pods is filtered again with them (engine_filter_with_nominated);
  * where the pod no longer fits, the node turns infeasible with that
- * verdict and leaves r->feasible (order kept). Nothing is done when n_nom
- * is 0. Returns 0, or -1 with e set.
+ * verdict and leaves r->feasible (order kept). Nothing is done when ix is
+ * NULL or holds no nomination. Returns 0, or -1 with e set.
  */
 int engine_recheck_nominated(const struct pred_plan *plan,
                              const struct kube_pod *pod,
                              const struct cluster *c,
-                             const struct engine_nominee *nom, size_t n_nom,
-                             struct arena *a, struct eval_result *r,
-                             struct err *e);
+                             const struct engine_nominees *ix, struct arena *a,
+                             struct eval_result *r, struct err *e);
 
 #endif

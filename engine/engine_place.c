@@ -89,8 +89,8 @@ nominated(struct engine_placer *pl, const struct eval_plans *plans,
     pl->next_start = 0;
     if (eval_filter(&plans->pred, pod, cl, &nn, 1, 0, 1, a, &one, NULL, &e) <
             0 ||
-        engine_recheck_nominated(&plans->pred, pod, cl, pl->nominees,
-                                 pl->n_nominees, a, &one, &e) < 0 ||
+        engine_recheck_nominated(&plans->pred, pod, cl, pl->nominees, a, &one,
+                                 &e) < 0 ||
         one.n_feasible != 1)
         return NULL;
     *filtered = one;
@@ -130,8 +130,8 @@ int engine_place(struct engine_placer *pl, const struct eval_plans *plans,
     if (engine_find_feasible(&plans->pred, pod, cl, pl->node_buf, cl->n_nodes,
                              pl->percentage, &pl->next_start, pl->cache, a,
                              filtered, &e) < 0 ||
-        engine_recheck_nominated(&plans->pred, pod, cl, pl->nominees,
-                                 pl->n_nominees, a, filtered, &e) < 0) {
+        engine_recheck_nominated(&plans->pred, pod, cl, pl->nominees, a,
+                                 filtered, &e) < 0) {
         *msg = arena_strdup(a, e.msg);
         return -1;
     }

@@ -33,9 +33,8 @@ struct engine_placer {
     struct prescore_cache *prescore;
     /* The pods nominated to nodes (after preemptions), which a pod of
      * lower or equal priority must leave room for; set by the caller
-     * before each decision (none: the pass is unchanged). */
-    const struct engine_nominee *nominees;
-    size_t n_nominees;
+     * before each decision (NULL: none, the pass is unchanged). */
+    const struct engine_nominees *nominees;
     /* Private: the node order buffers, grown as needed. */
     const struct node_info **node_buf;
     size_t *node_idx;

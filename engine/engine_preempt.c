@@ -116,15 +116,10 @@ static long dry_run(const struct engine_preemptor *pr,
     size_t want = engine_preempt_num_candidates(pr, n), nv = 0, vv = 0, i;
     struct engine_victims *non = arena_alloc(a, (want + 1) * sizeof(*non));
     struct engine_victims *vio = arena_alloc(a, (want + 1) * sizeof(*vio));
-    struct engine_preemptor with_index = *pr;
-    struct engine_nominees ix;
     struct cluster view;
 
-    if (!non || !vio || cluster_view_begin(a, pr->cl, &view) < 0 ||
-        engine_nominees_index(a, pr->nominees, pr->n_nominees, &ix) < 0)
+    if (!non || !vio || cluster_view_begin(a, pr->cl, &view) < 0)
         return err_set(e, "out of memory");
-    with_index.nominees_by_node = &ix;
-    pr = &with_index;
     for (i = 0; i < n && !(nv > 0 && nv + vv >= want); i++) {
         struct engine_victims v;
         struct arena scratch;

@@ -43,11 +43,8 @@ struct engine_preemptor {
     const struct cluster *cl;
     const struct kube_pdb *const *pdbs; /* PodDisruptionBudgets */
     size_t n_pdbs;
-    const struct engine_nominee *nominees; /* pods nominated to nodes */
-    size_t n_nominees;
-    /* nominees by node; engine_preempt_candidates builds it once (NULL:
-     * engine_select_victims builds its own) */
-    const struct engine_nominees *nominees_by_node;
+    /* pods nominated to nodes (NULL: none) */
+    const struct engine_nominees *nominees;
     int64_t now; /* seconds: the start time of a pod that has none */
     /* minCandidateNodesPercentage / minCandidateNodesAbsolute; 0 each:
      * the defaults (10, 100). */

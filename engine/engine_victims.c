@@ -104,8 +104,7 @@ static int fits_without(const struct engine_preemptor *pr,
     struct pred_verdict v;
 
     if (engine_filter_with_nominated(pr->plan, pod, pr->cl, view, ni->index,
-                                     drop, n, pr->nominees_by_node, a, &v,
-                                     e) < 0)
+                                     drop, n, pr->nominees, a, &v, e) < 0)
         return -1;
     *fits = v.code == PRED_FIT;
     return 0;
@@ -119,19 +118,10 @@ int engine_select_victims(const struct engine_preemptor *pr,
     int32_t prio = engine_pod_priority(pod), *allowed;
     const struct kube_pod **pot, **order, **drop;
     size_t n = 0, n_viol = 0, n_drop, i, k;
-    struct engine_preemptor with_index;
-    struct engine_nominees ix;
     bool fits;
 
     memset(out, 0, sizeof(*out));
     out->node = ni;
-    if (!pr->nominees_by_node) {
-        if (engine_nominees_index(a, pr->nominees, pr->n_nominees, &ix) < 0)
-            return err_set(e, "out of memory");
-        with_index = *pr;
-        with_index.nominees_by_node = &ix;
-        pr = &with_index;
-    }
     pot = arena_alloc(a, (ni->n_pods + 1) * sizeof(*pot));
     order = arena_alloc(a, (ni->n_pods + 1) * sizeof(*order));
     drop = arena_alloc(a, (ni->n_pods + 1) * sizeof(*drop));

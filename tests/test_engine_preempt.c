@@ -785,6 +785,7 @@ static void nominated_pods_should_keep_their_room(void **state)
     static const struct tpod low = { "low", NULL, MID, L, 0, NULL };
     static const struct tpod top = { "top", NULL, VHI, L, 0, NULL };
     struct engine_nominee nom;
+    struct engine_nominees noms;
     struct engine_placer pl;
     struct eval_result r;
     const struct node_info *ni;
@@ -800,8 +801,8 @@ static void nominated_pods_should_keep_their_room(void **state)
     assert_int_equal(
         engine_place(&pl, &w.plans, w.pod, &w.fc.c, &w.a, &r, &ni, &msg), 0);
     /* ...with it, node1 has no room left for it. */
-    pl.nominees = &nom;
-    pl.n_nominees = 1;
+    assert_int_equal(engine_nominees_index(&w.a, &nom, 1, &noms), 0);
+    pl.nominees = &noms;
     assert_int_equal(
         engine_place(&pl, &w.plans, w.pod, &w.fc.c, &w.a, &r, &ni, &msg), 1);
     assert_string_equal(msg, "0/1 nodes are available: 1 Insufficient cpu, "
@@ -831,6 +832,7 @@ static void victims_should_make_room_for_nominated_pods(void **state)
     static const struct tpod tp = { "p", NULL, HIGH, M, 0, NULL };
     struct engine_victims best;
     struct engine_nominee nom;
+    struct engine_nominees noms;
     struct eval_result failed;
     struct world w;
     struct err e;
@@ -845,8 +847,8 @@ static void victims_should_make_room_for_nominated_pods(void **state)
     /* With a 200m nominee of higher priority, one more must go. */
     nom.pod = fx_pod(&w.a, pod_json(&w.a, &nominee));
     nom.node = "node1";
-    w.pr.nominees = &nom;
-    w.pr.n_nominees = 1;
+    assert_int_equal(engine_nominees_index(&w.a, &nom, 1, &noms), 0);
+    w.pr.nominees = &noms;
     assert_int_equal(
         engine_preempt(&w.pr, w.pod, &failed, 0, &w.a, &best, NULL, &e), 1);
     assert_string_equal(describe(&w.a, &best, 1), "node1:v2,v3");

@@ -27,26 +27,31 @@ static int decide(struct scheduler *s, const struct app_state *st,
                   size_t n_nom, struct arena *a, char **node, const char **msg,
                   struct sched_preemption *pre)
 {
-    const struct cluster *cl = kube_cache_read_lock(s->cache);
+    const struct cluster *cl;
     const struct node_info *ni;
+    struct engine_nominees noms;
     struct eval_result res;
     struct err e = { "" };
     int rc;
 
     *node = NULL;
     memset(pre, 0, sizeof(*pre));
-    s->placer.nominees = nom;
-    s->placer.n_nominees = n_nom;
+    /* Indexed once: the pass and any preemption after it look them up. */
+    if (engine_nominees_index(a, nom, n_nom, &noms) < 0) {
+        *msg = "out of memory indexing the nominated pods";
+        return -1;
+    }
+    cl = kube_cache_read_lock(s->cache);
+    s->placer.nominees = &noms;
     rc = engine_place(&s->placer, &st->plans, pod, cl, a, &res, &ni, msg);
     s->placer.nominees = NULL;
-    s->placer.n_nominees = 0;
     if (rc == 0) {
         *node = strdup(ni->node->name);
         rc = *node ? 0 : -1;
         if (rc)
             *msg = "out of memory";
     } else if (rc == 1 && sched_preempt_decide(s, &st->plans, pod, cl, &res,
-                                               nom, n_nom, a, pre, &e) < 0) {
+                                               &noms, a, pre, &e) < 0) {
         LOG_ERROR("pod %s/%s: preemption: %s", pod->namespace, pod->name,
                   e.msg);
         memset(pre, 0, sizeof(*pre));

@@ -27,9 +27,8 @@ static int ref_of(struct arena *a, const struct kube_pod *p,
 int sched_preempt_decide(struct scheduler *s, const struct eval_plans *plans,
                          const struct kube_pod *pod, const struct cluster *cl,
                          const struct eval_result *filtered,
-                         const struct engine_nominee *nom, size_t n_nom,
-                         struct arena *a, struct sched_preemption *out,
-                         struct err *e)
+                         const struct engine_nominees *noms, struct arena *a,
+                         struct sched_preemption *out, struct err *e)
 {
     struct engine_preemptor pr = {
         .plan = &plans->pred,
@@ -37,13 +36,12 @@ int sched_preempt_decide(struct scheduler *s, const struct eval_plans *plans,
         .pdbs =
             cl->objs ? (const struct kube_pdb *const *)cl->objs->pdbs : NULL,
         .n_pdbs = cl->objs ? cl->objs->n_pdbs : 0,
-        .nominees = nom,
-        .n_nominees = n_nom,
+        .nominees = noms,
         .now = (int64_t)time(NULL)
     };
     struct engine_victims best;
     const char *why = NULL;
-    size_t i, k = 0;
+    size_t i, k = 0, n_nom;
     int rc;
 
     memset(out, 0, sizeof(*out));
@@ -64,6 +62,7 @@ int sched_preempt_decide(struct scheduler *s, const struct eval_plans *plans,
     }
     out->node = arena_strdup(a, best.node->node->name);
     out->victims = arena_calloc(a, best.n_pods + 1, sizeof(*out->victims));
+    n_nom = noms ? noms->n : 0;
     out->clear = arena_calloc(a, n_nom + 1, sizeof(*out->clear));
     if (!out->node || !out->victims || !out->clear)
         return err_set(e, "out of memory");
@@ -73,9 +72,11 @@ int sched_preempt_decide(struct scheduler *s, const struct eval_plans *plans,
     }
     out->n_victims = best.n_pods;
     for (i = 0; i < n_nom; i++) {
-        if (nom[i].node && !strcmp(nom[i].node, out->node) &&
-            engine_pod_priority(nom[i].pod) < engine_pod_priority(pod) &&
-            ref_of(a, nom[i].pod, &out->clear[k++]) < 0)
+        const struct engine_nominee *x = &noms->nom[i];
+
+        if (x->node && !strcmp(x->node, out->node) &&
+            engine_pod_priority(x->pod) < engine_pod_priority(pod) &&
+            ref_of(a, x->pod, &out->clear[k++]) < 0)
             return err_set(e, "out of memory");
     }
     out->n_clear = k;

@@ -39,15 +39,14 @@ struct sched_preemption {
 
 /*
  * The decision, on the snapshot cl the failed pass filtered ran on (the
- * caller holds the cache's read lock) with the nominations nom[0..n_nom).
+ * caller holds the cache's read lock) with the nominations noms.
  * Fills *out from a. Returns 0, or -1 with e set.
  */
 int sched_preempt_decide(struct scheduler *s, const struct eval_plans *plans,
                          const struct kube_pod *pod, const struct cluster *cl,
                          const struct eval_result *filtered,
-                         const struct engine_nominee *nom, size_t n_nom,
-                         struct arena *a, struct sched_preemption *out,
-                         struct err *e);
+                         const struct engine_nominees *noms, struct arena *a,
+                         struct sched_preemption *out, struct err *e);
 
 /*
  * Carry out *p for pod (key its queue key): delete the victims, post

@@ -28,6 +28,8 @@ Differences from scheduler_perf, all the same for every row:
 - the nodes carry the labels of every workload at once (NODE_LABELS).
 """
 
+import k8s
+
 ZONE = "topology.kubernetes.io/zone"
 OLD_ZONE = "failure-domain.beta.kubernetes.io/zone"
 HIGH_PRIORITY_CLASS = "kpe-bench-high"   # value 10, as the templates' priority
@@ -172,17 +174,13 @@ def counts(w, nodes, pod_scale="auto"):
     return init, want
 
 
-def _millicpu(q):
-    return int(q[:-1]) if q.endswith("m") else int(float(q) * 1000)
-
-
 def cpu_fit(w, nodes, init):
     """How many measured pods fit in nine tenths of the CPU the bound init
     pods leave on `nodes` nodes (node(): 4 CPUs each)."""
     free = nodes * NODE_MILLICPU
     if w["init"] and w.get("init_bound", True):
-        free -= init * _millicpu(POD_TEMPLATES[w["init"]]["resources"]["requests"]["cpu"])
-    per = _millicpu(POD_TEMPLATES[w["measured"]]["resources"]["requests"]["cpu"])
+        free -= init * k8s.cpu_millis(POD_TEMPLATES[w["init"]]["resources"]["requests"]["cpu"])
+    per = k8s.cpu_millis(POD_TEMPLATES[w["measured"]]["resources"]["requests"]["cpu"])
     return max(0, free * 9 // 10 // per)
 
 

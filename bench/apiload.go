@@ -1,7 +1,8 @@
 // apiload: a small, fast API client for the scale bench (make bench-e2e;
 // tests/e2e/bench.py drives it). Standard library only, HTTP/2 where the
 // API server offers it (kube-apiserver does over TLS), one connection
-// shared by every worker as client-go shares one.
+// shared by every worker as client-go shares one; with -http1, HTTP/1.1
+// on a connection per worker (the shape of schedule's client).
 //
 //	apiload -server URL -token-file F [-workers 16] post < LINES
 //	    LINES: "PATH<TAB>JSON" per line; each JSON body is POSTed to PATH.
@@ -42,7 +43,7 @@ type client struct {
 	http   *http.Client
 }
 
-func newClient(server, tokenFile string) (*client, error) {
+func newClient(server, tokenFile string, http1 bool) (*client, error) {
 	tok, err := os.ReadFile(tokenFile)
 	if err != nil {
 		return nil, err
@@ -51,6 +52,11 @@ func newClient(server, tokenFile string) (*client, error) {
 		TLSClientConfig:     &tls.Config{InsecureSkipVerify: true},
 		ForceAttemptHTTP2:   true,
 		MaxIdleConnsPerHost: 64,
+	}
+	if http1 {
+		// A non-nil empty map turns the transport's HTTP/2 upgrade off.
+		tr.ForceAttemptHTTP2 = false
+		tr.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
 	}
 	return &client{server: strings.TrimRight(server, "/"), token: strings.TrimSpace(string(tok)),
 		http: &http.Client{Transport: tr, Timeout: 60 * time.Second}}, nil
@@ -264,6 +270,7 @@ func main() {
 	ns := flag.String("namespace", "", "bind: the pods' namespace")
 	scheduler := flag.String("scheduler", "", "bind: the pods' schedulerName")
 	resource := flag.String("resource", "", "delete: pods or events")
+	http1 := flag.Bool("http1", false, "HTTP/1.1, a connection per worker, instead of one HTTP/2 connection")
 	flag.Parse()
 	cmd := flag.Arg(0)
 	// Flags may follow the command too.
@@ -271,10 +278,10 @@ func main() {
 		os.Exit(2)
 	}
 	if *server == "" || *tokenFile == "" || cmd == "" || flag.NArg() != 0 || *workers < 1 {
-		fmt.Fprintln(os.Stderr, "usage: apiload -server URL -token-file F [-workers N] post|bind|delete [-namespace NS] [-scheduler NAME] [-resource pods|events]")
+		fmt.Fprintln(os.Stderr, "usage: apiload -server URL -token-file F [-workers N] [-http1] post|bind|delete [-namespace NS] [-scheduler NAME] [-resource pods|events]")
 		os.Exit(2)
 	}
-	c, err := newClient(*server, *tokenFile)
+	c, err := newClient(*server, *tokenFile, *http1)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "apiload:", err)
 		os.Exit(2)

@@ -31,6 +31,38 @@ s = [float(x) for x in range(1, 11)]
 print(bm.percentile(s, 50), bm.percentile(s, 90), bm.percentile(s, 99))'
 contains "p50 5, p90 9, p99 10" out "5.0 9.0 10.0"
 
+# The API server's requests by verb and resource from its /metrics text:
+# codes and versions merged, subresources kept apart, other series and
+# comments ignored; a run's delta per bound pod, largest first.
+run "requests: apiserver_request_total summed by verb and resource" 0 py '
+import bench_measure as bm
+text = """# HELP apiserver_request_total Counter
+apiserver_request_total{code="201",component="apiserver",group="",resource="pods",scope="resource",subresource="binding",verb="POST",version="v1"} 7
+apiserver_request_total{code="409",component="apiserver",group="",resource="pods",scope="resource",subresource="binding",verb="POST",version="v1"} 1
+apiserver_request_total{code="201",component="apiserver",group="",resource="events",scope="namespace",subresource="",verb="POST",version="v1"} 4
+apiserver_request_total{code="200",component="apiserver",group="",resource="pods",scope="cluster",subresource="",verb="WATCH",version="v1"} 2
+apiserver_request_duration_seconds_count{resource="pods",verb="POST"} 99
+apiserver_request_total{code="200",resource="nodes",verb="LIST"} notanumber"""
+before = bm.parse_request_counts(text)
+print(sorted(before.items()))
+after = dict(before, **{"POST pods/binding": 18.0, "POST events": 14.0, "GET nodes": 1.0})
+print(bm.request_delta(before, after, 10))
+print(repr(bm.request_delta(before, after, 0)), repr(bm.request_delta(before, before, 10)))'
+contains "bindings kept apart from pods, codes summed, other series and bad values ignored" out \
+    "[('POST events', 4.0), ('POST pods/binding', 8.0), ('WATCH pods', 2.0)]"
+contains "per bound pod, largest first, unchanged left out" out \
+    "POST pods/binding 1.00, POST events 1.00, GET nodes 0.10"
+contains "no pods bound or nothing made: empty" out "'' ''"
+
+run "CPU: each process of a row of several, none for a row of one" 0 py '
+import bench
+print(bench.procs_cpu({"procs": {"serve": 6.44, "kube-scheduler": 32.9}}))
+print(bench.procs_cpu({"procs": {"kube-scheduler": 1.0, "serve": None}}))
+print(repr(bench.procs_cpu({"procs": {"schedule": 2.1}})), repr(bench.procs_cpu({})))'
+contains "sorted by name, one decimal" out " (kube-scheduler 32.9, serve 6.4)"
+contains "a process gone before it was read is a question mark" out " (kube-scheduler 1.0, serve ?)"
+contains "one process: nothing" out "'' ''"
+
 run "workloads: upstream counts at 500 and 5,000 nodes, scaled elsewhere" 0 py '
 import bench_workloads as bw
 w = {x["name"]: x for x in bw.by_name([])}
@@ -138,8 +170,9 @@ contains "names the line" err "stdin line 1: want PATH<TAB>JSON"
 run "apiload post: a refused object fails the run, naming the request" 1 sh -c \
     "'$T_TMP/apiload' -server '$api_url' -token-file '$T_TMP/token' post <'$T_TMP/lines'"
 contains "names the failed request" err "POST /api/v1/nodes: HTTP 409"
-run "apiload delete: every pod of the namespace" 0 "$T_TMP/apiload" -server "$api_url" \
-    -token-file "$T_TMP/token" delete -namespace sched-test -resource pods
+run "apiload delete (-http1, the ceiling-h1 row's client): every pod of the namespace" 0 \
+    "$T_TMP/apiload" -http1 -server "$api_url" -token-file "$T_TMP/token" delete \
+    -namespace sched-test -resource pods
 contains "seven requested, none failed" out "apiload delete: 7 requested, 0 failed"
 curl -s "$api_url/api/v1/namespaces/sched-test/pods" >"$T_TMP/pods.json"
 run "apiload delete: none left" 0 python3 -c \

@@ -68,6 +68,16 @@ def env_list(name, default):
     return [x.strip() for x in v.split(",") if x.strip()] if v else list(default)
 
 
+def procs_cpu(cpu):
+    """' (kube-scheduler 20.1, serve 11.5)': each process's share of a row
+    of more than one; '' otherwise."""
+    procs = cpu.get("procs") or {}
+    if len(procs) < 2:
+        return ""
+    return " (" + ", ".join(f"{k} {'?' if v is None else f'{v:.1f}'}"
+                            for k, v in sorted(procs.items())) + ")"
+
+
 class Bench:
     def __init__(self, s, rounds, stall, pod_scale, limit):
         self.s, self.cp = s, s.cp
@@ -138,9 +148,10 @@ class Bench:
         watch = bm.Watch(self.cp, bw.MEASURED_NS)
         evicted = bm.Watch(self.cp, bw.INIT_NS, field_selector=None, types=("DELETED",)) \
             if w.get("init_consumed") else None
+        reqs0 = bm.request_counts(self.cp)
         meter = bm.CpuMeter([self.cp.etcd.p.pid, self.cp.apiserver.p.pid])
         started = time.monotonic()
-        procs, churn, failure = [], None, None
+        procs, churn, failure, used = [], None, None, {}
         try:
             try:
                 procs = bench_rows.start(self.s, row, name, bw.MEASURED_NS)
@@ -157,11 +168,15 @@ class Bench:
         finally:
             if churn:
                 churn.stop()
-            self.s.stop_all()
+            used = self.s.stop_all()
             watch.close()
             if evicted:
                 evicted.close()
         cpu = meter.stop()
+        reqs = bm.request_delta(reqs0, bm.request_counts(self.cp), len(watch.times))
+        # The row's main process is named as the run; helpers as role-run.
+        cpu["procs"] = {(bench_rows.ROWS[row]["kind"] if n == name else n.split("-")[0]): v
+                        for n, v in used.items()}
         tp = bm.throughput(list(watch.times.values()))
         res = {"workload": w["name"], "nodes": n_nodes, "row": row, "round": rnd,
                "init": n_init, "measured": n_meas, "bound": len(watch.times), "end": reason,
@@ -190,8 +205,10 @@ class Bench:
             end += f", {len(evicted.times)} init pods evicted"
         print(f"  {row:14s} r{rnd}  bound {res['bound']}/{n_meas}{end}: avg {tp['avg']:7.1f} "
               f"p50 {tp['p50']:6.0f} p90 {tp['p90']:6.0f} p99 {tp['p99']:6.0f} pods/s "
-              f"({tp['samples']} samples); CPU s: row {cpu['row']:.1f}, control plane "
+              f"({tp['samples']} samples); CPU s: row {cpu['row']:.1f}{procs_cpu(cpu)}, control plane "
               f"{cpu['control_plane']:.1f}, other {cpu['other']:.1f}{warn}", flush=True)
+        if reqs:
+            print(f"      API requests per bound pod: {reqs}", flush=True)
         return res
 
     # -- one workload at one size ---------------------------------------

@@ -162,6 +162,42 @@ def own_and_children():
     return t.user + t.system, t.children_user + t.children_system
 
 
+def parse_request_counts(text):
+    """apiserver_request_total from a /metrics page, summed by
+    'VERB resource[/subresource]' (codes, scopes and versions merged)."""
+    out = {}
+    for line in text.splitlines():
+        if not line.startswith("apiserver_request_total{"):
+            continue
+        labels, _, value = line[len("apiserver_request_total{"):].rpartition("} ")
+        kv = dict(part.split("=", 1) for part in labels.split(",") if "=" in part)
+        kv = {k: v.strip('"') for k, v in kv.items()}
+        key = kv.get("verb", "?") + " " + kv.get("resource", "?") + (
+            "/" + kv["subresource"] if kv.get("subresource") else "")
+        try:
+            out[key] = out.get(key, 0) + float(value)
+        except ValueError:
+            continue
+    return out
+
+
+def request_counts(cp):
+    """The API server's requests so far, by verb and resource; {} when its
+    /metrics cannot be read."""
+    try:
+        return parse_request_counts(cp.request("GET", "/metrics", raw=True).decode())
+    except Exception:  # noqa: BLE001 - a missing figure, not a failed run
+        return {}
+
+
+def request_delta(before, after, per, top=6):
+    """'POST pods/binding 1.00, ...': the requests made between two
+    request_counts, per `per` (pods), the largest first."""
+    d = {k: after.get(k, 0) - before.get(k, 0) for k in after}
+    d = sorted(((v, k) for k, v in d.items() if v > 0), reverse=True)[:top]
+    return ", ".join(f"{k} {v / per:.2f}" for v, k in d) if per else ""
+
+
 class CpuMeter:
     """CPU seconds over one run: machine busy, the known processes, other.
     Start it before the row's processes start; stop it once they have been

@@ -14,6 +14,10 @@
   do-nothing      the same kube-scheduler files, `serve` with an empty Policy
                   (the price of any extender)
 
+Not in the default set (BENCH_ROWS=...): schedule-b (another build's
+schedule, BENCH_KPE_B), ceiling-watch (the ceiling plus one more pods
+watch) and ceiling-h1 (the ceiling over HTTP/1.1).
+
 API rate limits are lifted on every side (kube-scheduler --kube-api-qps
 5000, schedule --kube-api-qps -1).
 """
@@ -22,6 +26,7 @@ import os
 import subprocess
 
 import actors
+import bench_measure as bm
 import k8s
 
 FULL_POLICY = "deploy/policy/policy.json"
@@ -39,6 +44,14 @@ ROWS = {
     # alternating with the schedule row, to A/B a change on the real
     # control plane.
     "schedule-b": {"kind": "schedule", "bin_env": "BENCH_KPE_B"},
+    # Not in the default set: the ceiling with one more watch of every pod
+    # (JSON over HTTP/1.1, as schedule's informer asks), to price a
+    # scheduler's watch.
+    "ceiling-watch": {"kind": "ceiling", "watch": True},
+    # Not in the default set: the ceiling over HTTP/1.1, a connection per
+    # worker (schedule's shape), to see which protocol the API server
+    # serves cheaper.
+    "ceiling-h1": {"kind": "ceiling", "http1": True},
 }
 DEFAULT_ROWS = ["ceiling", "kube-scheduler", "schedule", "split", "do-nothing"]
 
@@ -83,9 +96,14 @@ class Shim:
             raise RuntimeError(what)
 
     def stop_all(self):
+        """Stop the row's processes; the CPU seconds each used, by name
+        (read just before it is stopped)."""
+        used = {}
         for p in reversed(self.procs):
+            used[p.name] = bm.proc_ticks(p.p.pid) / bm.TICK if p.alive() else None
             p.stop()
         self.procs.clear()
+        return used
 
     def write(self, name, text):
         path = os.path.join(self.env.workdir, name)
@@ -106,6 +124,7 @@ class Shim:
             "in-tree": self.write("in-tree-policy.json", json.dumps(sched)),
             "empty": self.write("empty-policy.json", json.dumps(EMPTY_POLICY)),
             "admin-token": self.write("admin.token", k8s.TOKEN),
+            "watch-header": self.write("watch.header", f"Authorization: Bearer {self.cp.sa_token(k8s.KPE_NS, k8s.SCHEDULER_SA)}\n"),
             "scheduler-token": self.write("scheduler.token", self.cp.sa_token(
                 k8s.KPE_NS, k8s.SCHEDULER_SA)),
         }
@@ -116,7 +135,12 @@ def start(s, row, name, namespace):
     spec = ROWS[row]
     root = s.env.root
     if spec["kind"] == "ceiling":
-        return [s.spawn(name, [s.apiload, "-server", s.cp.url,
+        watcher = [s.spawn(f"watch-{name}", [
+            "curl", "-sSkN", "--http1.1", "-o", "/dev/null", "-H", f"@{s.files['watch-header']}",
+            s.cp.url + "/api/v1/pods?watch=1&allowWatchBookmarks=true"])] \
+            if spec.get("watch") else []
+        http1 = ["-http1"] if spec.get("http1") else []
+        return watcher + [s.spawn(name, [s.apiload, *http1, "-server", s.cp.url,
                                "-token-file", s.files["scheduler-token"], "-workers", "16",
                                "-namespace", namespace, "-scheduler", actors.SCHEDULER_NAME,
                                "bind"])]

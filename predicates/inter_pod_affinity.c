@@ -7,6 +7,8 @@
  */
 #include "predicates/inter_pod_affinity.h"
 
+#include <string.h>
+
 #include "kube/model/labels.h"
 #include "predicates/plugins.h"
 #include "kube/cluster/topology_counts.h"
@@ -23,7 +25,9 @@ struct ipa_state {
     size_t n_anti;
     struct pred_ipa_term *anti;
     bool self_matches; /* the pod matches all its own affinity terms */
-    struct topo_counts existing_anti;   /* E */
+    struct topo_counts existing_anti; /* E */
+    size_t n_existing_keys;           /* E's distinct topology keys */
+    const char **existing_keys;
     struct topo_counts affinity_counts; /* A */
     struct topo_counts anti_counts;     /* N */
 };
@@ -44,35 +48,114 @@ static int bump(struct topo_counts *m, const struct kube_node *node,
     return 0;
 }
 
+/* +1 in E at the node's value of key, and key among E's keys. */
+static int bump_existing(struct arena *a, struct ipa_state *s,
+                         const struct kube_node *node, const char *key)
+{
+    size_t i;
+
+    for (i = 0; i < s->n_existing_keys; i++)
+        if (!strcmp(s->existing_keys[i], key))
+            return bump(&s->existing_anti, node, key);
+    if ((s->n_existing_keys & (s->n_existing_keys - 1)) == 0) {
+        /* 0, 1, 2, 4, ...: grow */
+        const char **k = arena_alloc(
+            a, (s->n_existing_keys ? s->n_existing_keys * 2 : 1) * sizeof(*k));
+
+        if (!k)
+            return -1;
+        if (s->n_existing_keys)
+            memcpy(k, s->existing_keys, s->n_existing_keys * sizeof(*k));
+        s->existing_keys = k;
+    }
+    s->existing_keys[s->n_existing_keys++] = key;
+    return bump(&s->existing_anti, node, key);
+}
+
+/* E on one node, from its pods (a view's node with pods added). */
+static int count_pods_anti(const struct pred_cycle *cy, struct ipa_state *s,
+                           const struct node_info *ni,
+                           const struct kube_labels *ns_labels)
+{
+    size_t j, k;
+
+    /* Only pods with affinity terms can carry anti-affinity ones. */
+    for (j = 0; j < ni->n_affinity_pods; j++) {
+        const struct kube_pod *x = ni->affinity_pods[j];
+        const struct kube_pod_affinity *anti = &x->affinity.pod_anti_affinity;
+
+        if (!pred_ipa_terms_valid(anti->required, anti->n_required))
+            continue;
+        for (k = 0; k < anti->n_required; k++)
+            if (pred_ipa_existing_term_matches(x->namespace, &anti->required[k],
+                                               cy->pod, ns_labels,
+                                               cy->semantics) &&
+                bump_existing(cy->arena, s, ni->node,
+                              anti->required[k].topology_key) < 0)
+                return -1;
+    }
+    return 0;
+}
+
+/*
+ * E on one node, from its interned entries: each distinct term is matched
+ * against the pod once per cycle, its answer kept in match (0 unknown,
+ * 1 yes, 2 no) by term id. Replicas share terms, so this skips reading
+ * thousands of pods.
+ */
+static int count_entries_anti(const struct pred_cycle *cy, struct ipa_state *s,
+                              const struct node_info *ni,
+                              const struct kube_labels *ns_labels,
+                              uint8_t *match)
+{
+    const struct term_index *x = &cy->cluster->terms;
+    size_t j;
+
+    for (j = 0; j < ni->n_aff_entries; j++) {
+        const struct aff_entry *en = &ni->aff_entries[j];
+        const struct term_index_term *t;
+
+        if (en->kind != AFF_ENTRY_REQUIRED_ANTI)
+            continue;
+        t = term_index_get(x, en->term);
+        if (!match[en->term])
+            match[en->term] =
+                pred_ipa_existing_term_matches(t->owner_ns, t->term, cy->pod,
+                                               ns_labels, cy->semantics)
+                    ? 1
+                    : 2;
+        if (match[en->term] == 1 &&
+            bump_existing(cy->arena, s, ni->node, t->term->topology_key) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* E: existing pods' required anti-affinity terms matching the pod. */
 static int count_existing_anti(const struct pred_cycle *cy, struct ipa_state *s)
 {
     const struct cluster *c = cy->cluster;
     const struct kube_namespace *ns = cluster_namespace(c, cy->pod->namespace);
     const struct kube_labels *ns_labels = ns ? &ns->labels : NULL;
-    size_t i, j, k;
+    uint8_t *match;
+    size_t i;
 
     /* None anywhere: nothing to walk (a preemption filters hundreds of
      * nodes several times each, each time from the PreFilter). */
-    for (i = 0; c->n_anti_affinity_pods && i < c->n_nodes; i++) {
+    if (!c->n_anti_affinity_pods)
+        return 0;
+    match = arena_calloc(cy->arena, c->terms.n_ids + 1, 1);
+    if (!match)
+        return -1;
+    for (i = 0; i < c->n_nodes; i++) {
         const struct node_info *ni = &c->nodes[i];
 
-        /* Only pods with affinity terms can carry anti-affinity ones. */
-        for (j = 0; ni->n_anti_affinity_pods && j < ni->n_affinity_pods; j++) {
-            const struct kube_pod *x = ni->affinity_pods[j];
-            const struct kube_pod_affinity *anti =
-                &x->affinity.pod_anti_affinity;
-
-            if (!pred_ipa_terms_valid(anti->required, anti->n_required))
-                continue;
-            for (k = 0; k < anti->n_required; k++)
-                if (pred_ipa_existing_term_matches(x, &anti->required[k],
-                                                   cy->pod, ns_labels,
-                                                   cy->semantics) &&
-                    bump(&s->existing_anti, ni->node,
-                         anti->required[k].topology_key) < 0)
-                    return -1;
-        }
+        if (!ni->n_anti_affinity_pods)
+            continue;
+        if ((ni->entries_partial
+                 ? count_pods_anti(cy, s, ni, ns_labels)
+                 : count_entries_anti(cy, s, ni, ns_labels, match)) < 0)
+            return -1;
     }
     return 0;
 }
@@ -171,15 +254,20 @@ static bool anti_affinity_ok(const struct ipa_state *s,
     return true;
 }
 
+/* No (key, value) of the node's labels counted in E: looked up by E's
+ * few distinct keys rather than by each of the node's labels. */
 static bool existing_anti_affinity_ok(const struct ipa_state *s,
                                       const struct kube_node *n)
 {
     size_t i;
 
-    for (i = 0; s->existing_anti.n && i < n->labels.n; i++)
-        if (topo_counts_get(&s->existing_anti, n->labels.items[i].key,
-                            n->labels.items[i].value) > 0)
+    for (i = 0; s->existing_anti.n && i < s->n_existing_keys; i++) {
+        const char *key = s->existing_keys[i];
+        const char *v = kube_labels_get(&n->labels, key);
+
+        if (v && topo_counts_get(&s->existing_anti, key, v) > 0)
             return false;
+    }
     return true;
 }
 

@@ -60,11 +60,12 @@ bool pred_ipa_terms_match_all(const struct pred_ipa_term *t, size_t n,
 bool pred_ipa_terms_valid(const struct kube_pod_affinity_term *t, size_t n);
 
 /*
- * An existing pod's (owner's) term against the incoming pod, whose
- * namespace has labels ns_labels (AffinityTerm.Matches); the
- * namespaceSelector as release sem sees it (D11).
+ * An existing pod's term against the incoming pod, whose namespace has
+ * labels ns_labels (AffinityTerm.Matches); owner_ns is the existing pod's
+ * namespace (what a term naming none means); the namespaceSelector as
+ * release sem sees it (D11).
  */
-bool pred_ipa_existing_term_matches(const struct kube_pod *owner,
+bool pred_ipa_existing_term_matches(const char *owner_ns,
                                     const struct kube_pod_affinity_term *t,
                                     const struct kube_pod *pod,
                                     const struct kube_labels *ns_labels,

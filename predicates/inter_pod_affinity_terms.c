@@ -167,7 +167,7 @@ bool pred_ipa_terms_match_all(const struct pred_ipa_term *t, size_t n,
     return true;
 }
 
-bool pred_ipa_existing_term_matches(const struct kube_pod *owner,
+bool pred_ipa_existing_term_matches(const char *owner_ns,
                                     const struct kube_pod_affinity_term *t,
                                     const struct kube_pod *pod,
                                     const struct kube_labels *ns_labels,
@@ -178,7 +178,8 @@ bool pred_ipa_existing_term_matches(const struct kube_pod *owner,
     size_t i;
 
     if (!t->n_namespaces && !nss)
-        in_scope = !strcmp(owner->namespace, pod->namespace);
+        in_scope = !strcmp(owner_ns ? owner_ns : "",
+                           pod->namespace ? pod->namespace : "");
     for (i = 0; !in_scope && i < t->n_namespaces; i++)
         in_scope = !strcmp(t->namespaces[i], pod->namespace);
     if (!in_scope && nss)

@@ -164,9 +164,11 @@ static int process_entries(struct prio_cycle *cy, struct ipa_state *s,
         case AFF_ENTRY_PREFERRED:
             w = en->weight;
             break;
-        default:
+        case AFF_ENTRY_PREFERRED_ANTI:
             w = -(int64_t)en->weight;
             break;
+        default:
+            continue; /* required anti-affinity: the filter's */
         }
         t = term_index_get(x, en->term);
         if (!match[en->term])

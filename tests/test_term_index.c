@@ -264,10 +264,68 @@ static void entries_should_follow_pods_and_drop_unparsable_lists(void **state)
     arena_destroy(&a);
 }
 
+/* Required anti-affinity terms become entries too (InterPodAffinity's
+ * filter reads them), after the pod's scoring ones; an unparsable
+ * required list is dropped whole, as the filter drops it. */
+static void required_anti_terms_should_be_entries(void **state)
+{
+    struct arena a;
+    struct kube_objects objs = { 0 };
+    struct kube_node *nodes[1];
+    struct kube_pod *pods[2];
+    struct term_fixture *f;
+    struct cluster c;
+    const struct node_info *n1;
+
+    (void)state;
+    arena_init(&a, 0);
+    nodes[0] = mk_node(&a, "n1");
+    pods[0] = mk_pod(&a, "p1", "n1", "web", 3, false);
+    pods[1] = mk_pod(&a, "p2", "n1", "web", 4, false);
+    f = arena_calloc(&a, 3, sizeof(*f));
+    term_init(&f[0], "web", "hostname", NULL);
+    term_init(&f[1], "db", "hostname", NULL);
+    pods[0]->affinity.pod_anti_affinity.n_required = 2;
+    pods[0]->affinity.pod_anti_affinity.required =
+        arena_calloc(&a, 2, sizeof(struct kube_pod_affinity_term));
+    pods[0]->affinity.pod_anti_affinity.required[0] = f[0].term;
+    pods[0]->affinity.pod_anti_affinity.required[1] = f[1].term;
+    term_init(&f[2], "web", "hostname", NULL);
+    f[2].sel.invalid = "bad operator";
+    pods[1]->affinity.pod_anti_affinity.n_required = 1;
+    pods[1]->affinity.pod_anti_affinity.required = &f[2].term;
+    objs.n_nodes = 1;
+    objs.nodes = nodes;
+    objs.n_pods = 2;
+    objs.pods = pods;
+    assert_int_equal(cluster_build(&c, &objs, &(struct err){ "" }), 0);
+    n1 = cluster_node(&c, "n1");
+    /* p1: its preferred term, then its two required anti ones; p2: only
+     * its preferred term. */
+    assert_int_equal(n1->n_aff_entries, 4);
+    assert_int_equal(n1->aff_entries[0].kind, AFF_ENTRY_PREFERRED);
+    assert_int_equal(n1->aff_entries[1].kind, AFF_ENTRY_REQUIRED_ANTI);
+    assert_int_equal(n1->aff_entries[2].kind, AFF_ENTRY_REQUIRED_ANTI);
+    assert_ptr_equal(n1->aff_entries[2].pod, pods[0]);
+    assert_int_not_equal(n1->aff_entries[1].term, n1->aff_entries[2].term);
+    assert_int_equal(n1->aff_entries[3].kind, AFF_ENTRY_PREFERRED);
+    assert_ptr_equal(n1->aff_entries[3].pod, pods[1]);
+    assert_string_equal(term_index_get(&c.terms, n1->aff_entries[2].term)
+                            ->term->selector->reqs[0]
+                            .values[0],
+                        "db");
+    assert_false(n1->entries_partial);
+    assert_int_equal(cluster_remove_pod(&c, pods[0]), 1);
+    assert_int_equal(n1->n_aff_entries, 1);
+    cluster_free(&c);
+    arena_destroy(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(equal_terms_should_share_one_id),
+        cmocka_unit_test(required_anti_terms_should_be_entries),
         cmocka_unit_test(
             owner_namespace_should_count_only_when_the_term_names_none),
         cmocka_unit_test(last_release_should_free_the_term_and_reuse_its_id),

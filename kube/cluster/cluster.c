@@ -403,7 +403,7 @@ static int push_entry(struct cluster *c, struct node_info *ni,
     return 0;
 }
 
-/* The pod's scoring terms become entries of its node (interned). */
+/* The pod's terms become entries of its node (interned). */
 static int add_aff_entries(struct cluster *c, struct node_info *ni,
                            const struct kube_pod *pod)
 {
@@ -434,6 +434,14 @@ static int add_aff_entries(struct cluster *c, struct node_info *ni,
             if (push_entry(c, ni, pod, &anti->preferred[i].term,
                            anti->preferred[i].weight,
                            AFF_ENTRY_PREFERRED_ANTI) < 0)
+                return -1;
+        }
+    }
+    if (anti->n_required && terms_valid(anti->required, anti->n_required,
+                                        sizeof(*anti->required))) {
+        for (i = 0; i < anti->n_required; i++) {
+            if (push_entry(c, ni, pod, &anti->required[i], 0,
+                           AFF_ENTRY_REQUIRED_ANTI) < 0)
                 return -1;
         }
     }
@@ -743,7 +751,9 @@ int cluster_view_set_node(struct arena *a, const struct cluster *c,
             return -1;
     }
     /* The survivors' entries, sharing c's term ids (nothing interned);
-     * added pods bring none: the view is for filtering. */
+     * added pods bring none (the view is for filtering), so the node's
+     * entries no longer cover its pods. */
+    ni->entries_partial = src->entries_partial || ch->n_add > 0;
     ni->aff_entries =
         arena_alloc(a, (src->n_aff_entries ? src->n_aff_entries : 1) *
                            sizeof(*ni->aff_entries));

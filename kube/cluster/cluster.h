@@ -43,15 +43,17 @@ struct image_state {
 
 /*
  * One (anti-)affinity term of a pod on a node that InterPodAffinity
- * scoring reads (processExistingPod): required affinity terms, scored
+ * reads. Scoring (processExistingPod): required affinity terms, scored
  * with hardPodAffinityWeight, and preferred affinity and anti-affinity
- * terms with their weights. A list with an unparsable term is left out
- * whole, as v1.22 drops it.
+ * terms with their weights. Filtering: required anti-affinity terms (the
+ * existing pods' anti-affinity the incoming pod must not match). A list
+ * with an unparsable term is left out whole, as v1.22 drops it.
  */
 enum aff_entry_kind {
-    AFF_ENTRY_REQUIRED,      /* requiredDuringScheduling pod affinity */
-    AFF_ENTRY_PREFERRED,     /* preferred pod affinity: +weight */
-    AFF_ENTRY_PREFERRED_ANTI /* preferred pod anti-affinity: -weight */
+    AFF_ENTRY_REQUIRED,       /* requiredDuringScheduling pod affinity */
+    AFF_ENTRY_PREFERRED,      /* preferred pod affinity: +weight */
+    AFF_ENTRY_PREFERRED_ANTI, /* preferred pod anti-affinity: -weight */
+    AFF_ENTRY_REQUIRED_ANTI   /* required pod anti-affinity (filter only) */
 };
 
 struct aff_entry {
@@ -88,10 +90,13 @@ struct node_info {
     size_t cap_affinity_pods;
     /* Pods with required anti-affinity terms. */
     size_t n_anti_affinity_pods;
-    /* Their scoring terms, pod by pod in affinity_pods order. */
+    /* Their terms, pod by pod in affinity_pods order. */
     size_t n_aff_entries;
     struct aff_entry *aff_entries;
     size_t cap_aff_entries;
+    /* A view's node with pods added: those bring no entries, so the
+     * entries do not cover affinity_pods (read the pods instead). */
+    bool entries_partial;
 
     /* The node's image names, each pointing into the cluster table,
      * sorted by address so node_info_has_image can bisect. */

@@ -47,8 +47,11 @@ static struct topo_counts_slot *probe(struct topo_counts_slot *slots,
     for (;;) {
         struct topo_counts_slot *s = &slots[i];
 
+        /* Keys and values are mostly the same strings again (a topology
+         * key, a node's label): their addresses settle most compares. */
         if (!s->key ||
-            (s->hash == h && !strcmp(s->key, key) && !strcmp(s->value, value)))
+            (s->hash == h && (s->key == key || !strcmp(s->key, key)) &&
+             (s->value == value || !strcmp(s->value, value))))
             return s;
         i = (i + 1) & (cap - 1);
     }

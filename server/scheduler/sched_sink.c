@@ -90,8 +90,8 @@ static bool affinity_match(const struct sched_qitem *it, void *arg)
     if (!pa->n_required || !(bound = assigned_pod(a)))
         return false;
     for (i = 0; i < pa->n_required; i++)
-        if (pred_ipa_existing_term_matches(&sp->pod, &pa->required[i], bound,
-                                           a->ns_labels, a->semantics))
+        if (pred_ipa_existing_term_matches(sp->pod.namespace, &pa->required[i],
+                                           bound, a->ns_labels, a->semantics))
             return true;
     return false;
 }

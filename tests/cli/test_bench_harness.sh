@@ -109,6 +109,23 @@ for w in bw.WORKLOADS:
 print(len(bw.WORKLOADS))'
 contains "nine workloads" out "9"
 
+run "affinity_sim.py: the PodAntiAffinity cluster and pod for an offline A/B" 0 \
+    python3 bench/affinity_sim.py "$T_TMP/sim" 10 4
+contains "says what it wrote" out "10 nodes, 4 anti-affinity pods bound"
+run "affinity_sim.py: every init pod bound with anti-affinity, the pod to place unbound" 0 \
+    python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1])); p = json.load(open(sys.argv[2]))
+pods = [i for i in c["items"] if i["kind"] == "Pod"]
+assert len([i for i in c["items"] if i["kind"] == "Node"]) == 10
+assert [x["spec"]["nodeName"] for x in pods] == ["node-00000", "node-00002", "node-00004", "node-00006"], pods
+assert all(x["spec"]["affinity"]["podAntiAffinity"] for x in pods)
+assert "nodeName" not in p["spec"] and p["spec"]["affinity"]["podAntiAffinity"]' \
+    "$T_TMP/sim/cluster.json" "$T_TMP/sim/pod.json"
+run "affinity_sim.py: more init pods than nodes is refused, naming both" 2 \
+    python3 bench/affinity_sim.py "$T_TMP/sim" 10 20
+contains "names the numbers" err "not 10 and 20"
+
 run "bench.py refuses an unknown workload before starting anything" 2 \
     env BENCH_WORKLOADS=SchedulingBasic,Nope python3 tests/e2e/bench.py /nonexistent
 contains "the unknown workload is named" err "unknown workload(s) Nope"

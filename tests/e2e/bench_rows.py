@@ -113,20 +113,21 @@ class Shim:
         return path
 
     def _files(self):
-        """The in-tree half of the Policy, the empty Policy, and the bearer
-        tokens apiload uses (admin to create, kube-scheduler's to bind)."""
+        """The in-tree half of the Policy, the empty Policy, the bearer
+        tokens apiload uses (admin to create, kube-scheduler's to bind) and
+        kube-scheduler's as a header for ceiling-watch's curl."""
         pol = os.path.join(self.env.root, FULL_POLICY)
         sched = json.loads(subprocess.run(
             [self.env.kpe, "convert", pol, "--to", "scheduler-policy"],
             check=True, capture_output=True, text=True).stdout)
         sched["extenders"] = []
+        token = self.cp.sa_token(k8s.KPE_NS, k8s.SCHEDULER_SA)
         return {
             "in-tree": self.write("in-tree-policy.json", json.dumps(sched)),
             "empty": self.write("empty-policy.json", json.dumps(EMPTY_POLICY)),
             "admin-token": self.write("admin.token", k8s.TOKEN),
-            "watch-header": self.write("watch.header", f"Authorization: Bearer {self.cp.sa_token(k8s.KPE_NS, k8s.SCHEDULER_SA)}\n"),
-            "scheduler-token": self.write("scheduler.token", self.cp.sa_token(
-                k8s.KPE_NS, k8s.SCHEDULER_SA)),
+            "scheduler-token": self.write("scheduler.token", token),
+            "watch-header": self.write("watch.header", f"Authorization: Bearer {token}\n"),
         }
 
 

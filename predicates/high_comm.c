@@ -44,7 +44,7 @@ static enum pred_code filter(const struct pred_cycle *cy, const void *args,
         return PRED_FIT;
     if (!ni || !ni->node)
         return pred_fail(r, PRED_ERROR, "node not found");
-    have = kube_labels_get(&ni->node->labels, a->node_label);
+    have = node_info_label(ni, a->node_label);
     if (have && !strcmp(have, a->node_label_value))
         return PRED_FIT;
     return pred_fail(r, PRED_UNFIT, REASON);

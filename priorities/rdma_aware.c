@@ -41,7 +41,7 @@ static int score(const struct prio_cycle *cy, const void *args,
         a = &dflt;
     }
     high_comm = kube_labels_get(&cy->pod->labels, a->pod_label) != NULL;
-    have = kube_labels_get(&ni->node->labels, a->node_label);
+    have = node_info_label(ni, a->node_label);
     rdma = have && !strcmp(have, a->node_label_value);
     *out = high_comm == rdma ? PRIO_MAX_NODE_SCORE : 0;
     return 0;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "kube/cluster/cluster.h"
+#include "kube/model/labels.h"
 #include "kube/model/resources.h"
 
 static struct kube_node *mk_node(struct arena *a, const char *name)
@@ -447,6 +448,99 @@ static void cluster_should_count_anti_affinity_pods(void **state)
     arena_destroy(&a);
 }
 
+/* A node with n labels "k0".."k(n-1)" = "v0".., sorted as decoded. */
+static struct kube_node *labelled_node(struct arena *a, const char *name,
+                                       size_t n)
+{
+    struct kube_node *node = mk_node(a, name);
+    size_t i;
+
+    node->labels.items = arena_calloc(a, n ? n : 1, sizeof(struct kube_label));
+    node->labels.n = n;
+    for (i = 0; i < n; i++) {
+        node->labels.items[i].key = arena_sprintf(a, "k%zu", i);
+        node->labels.items[i].value = arena_sprintf(a, "v%zu", i);
+    }
+    kube_labels_normalize(&node->labels);
+    return node;
+}
+
+/*
+ * node_info_label answers as kube_labels_get does, for every present key
+ * and many absent ones, however many labels the node has, through the
+ * cluster, a view, and a node_info whose label_keys were never computed.
+ */
+static void node_info_label_should_answer_as_the_labels_do(void **state)
+{
+    static const size_t sizes[] = { 0, 1, 5, 20, 60 };
+    struct arena a;
+    size_t s, i, k;
+
+    (void)state;
+    arena_init(&a, 0);
+    for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+        struct kube_node *nodes[1] = { labelled_node(&a, "n1", sizes[s]) };
+        struct kube_objects objs = { 0 };
+        struct cluster c, view;
+        struct cluster_view_change ch = { 0 };
+        struct node_info raw = { 0 };
+        const struct node_info *in[3];
+
+        objs.n_nodes = 1;
+        objs.nodes = nodes;
+        assert_int_equal(cluster_build(&c, &objs, &(struct err){ "" }), 0);
+        assert_int_equal(cluster_view_begin(&a, &c, &view), 0);
+        assert_int_equal(cluster_view_set_node(&a, &c, &view, 0, &ch), 0);
+        raw.node = nodes[0]; /* label_keys 0: not computed */
+        in[0] = cluster_node(&c, "n1");
+        in[1] = cluster_node(&view, "n1");
+        in[2] = &raw;
+        assert_int_equal(in[0]->label_keys != 0, sizes[s] != 0);
+        for (i = 0; i < 3; i++) {
+            for (k = 0; k < 200; k++) {
+                /* k0..k59 may be present; the rest never are. */
+                const char *key = arena_sprintf(&a, "k%zu", k);
+                const char *want = kube_labels_get(&nodes[0]->labels, key);
+                const char *got = node_info_label(in[i], key);
+
+                if (want)
+                    assert_string_equal(got, want);
+                else
+                    assert_null(got);
+            }
+        }
+        assert_null(node_info_label(in[0], NULL));
+        cluster_free(&c);
+    }
+    assert_null(node_info_label(NULL, "k0"));
+    arena_destroy(&a);
+}
+
+/*
+ * The bits answer most absent keys without the labels: a node_info with
+ * the bits of a 5-label node but pointing at a node that carries every
+ * key returns NULL only for what the bits alone ruled out.
+ */
+static void node_info_label_should_rule_out_most_absent_keys(void **state)
+{
+    struct arena a;
+    struct node_info ni = { 0 };
+    size_t k, ruled_out = 0;
+
+    (void)state;
+    arena_init(&a, 0);
+    node_info_set_node(&ni, labelled_node(&a, "five", 5));
+    ni.node = labelled_node(&a, "every", 200);
+    for (k = 0; k < 5; k++)
+        assert_non_null(node_info_label(&ni, arena_sprintf(&a, "k%zu", k)));
+    for (k = 5; k < 200; k++)
+        if (!node_info_label(&ni, arena_sprintf(&a, "k%zu", k)))
+            ruled_out++;
+    /* Two bits of 64 per key, 5 keys set: about 3% false positives. */
+    assert_true(ruled_out >= 170);
+    arena_destroy(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -457,6 +551,8 @@ int main(void)
         cmocka_unit_test(cluster_should_refuse_duplicate_node_names),
         cmocka_unit_test(view_should_drop_victims_on_one_node_only),
         cmocka_unit_test(cluster_should_count_anti_affinity_pods),
+        cmocka_unit_test(node_info_label_should_answer_as_the_labels_do),
+        cmocka_unit_test(node_info_label_should_rule_out_most_absent_keys),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

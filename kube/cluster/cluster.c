@@ -24,11 +24,34 @@ bool cluster_pod_is_active(const struct kube_pod *pod)
     return strcmp(ph, "Succeeded") != 0 && strcmp(ph, "Failed") != 0;
 }
 
+/* The two bits of label_keys that stand for key. */
+static uint64_t key_bits(const char *key)
+{
+    uint64_t h = hash_str(key);
+
+    return (1ull << (h & 63)) | (1ull << ((h >> 6) & 63));
+}
+
 void node_info_set_node(struct node_info *ni, const struct kube_node *node)
 {
+    size_t i;
+
     ni->node = node;
     ni->avoid_pods =
         kube_labels_get(&node->annotations, KUBE_ANNOTATION_PREFER_AVOID_PODS);
+    ni->label_keys = 0;
+    for (i = 0; node->labels.items && i < node->labels.n; i++)
+        ni->label_keys |= key_bits(
+            node->labels.items[i].key ? node->labels.items[i].key : "");
+}
+
+const char *node_info_label(const struct node_info *ni, const char *key)
+{
+    if (!ni || !ni->node || !key)
+        return NULL;
+    if (ni->label_keys && (ni->label_keys & key_bits(key)) != key_bits(key))
+        return NULL;
+    return kube_labels_get(&ni->node->labels, key);
 }
 
 const struct node_info *cluster_node(const struct cluster *c, const char *name)

@@ -68,6 +68,11 @@ struct node_info {
     size_t index; /* position in cluster.nodes (input order) */
     /* The node's KUBE_ANNOTATION_PREFER_AVOID_PODS text, or NULL. */
     const char *avoid_pods;
+    /* Two bits per label key of the node (a Bloom filter, set by
+     * node_info_set_node): a key whose bits are not both set is not
+     * there, known without reading the node's labels. 0: not computed
+     * (or no labels): node_info_label reads them. */
+    uint64_t label_keys;
 
     size_t n_pods;
     const struct kube_pod **pods;
@@ -152,9 +157,17 @@ void cluster_free(struct cluster *c);
 
 /*
  * Point ni at node and read once what plugins would look up per request
- * (avoid_pods). Every ni->node assignment goes through here.
+ * (avoid_pods, label_keys). Every ni->node assignment goes through here.
  */
 void node_info_set_node(struct node_info *ni, const struct kube_node *node);
+
+/*
+ * The value of the node's label key, or NULL: kube_labels_get on its
+ * labels, answered from label_keys alone for most absent keys (a plugin
+ * asking every node of a request for a label few carry then reads only
+ * the node_info).
+ */
+const char *node_info_label(const struct node_info *ni, const char *key);
 
 /* The node called name, or NULL. */
 const struct node_info *cluster_node(const struct cluster *c, const char *name);

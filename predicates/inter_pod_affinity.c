@@ -25,9 +25,8 @@ struct ipa_state {
     size_t n_anti;
     struct pred_ipa_term *anti;
     bool self_matches; /* the pod matches all its own affinity terms */
-    struct topo_counts existing_anti; /* E */
-    size_t n_existing_keys;           /* E's distinct topology keys */
-    const char **existing_keys;
+    struct topo_counts existing_anti;   /* E */
+    struct topo_keys existing_keys;     /* E's distinct topology keys */
     struct topo_counts affinity_counts; /* A */
     struct topo_counts anti_counts;     /* N */
 };
@@ -52,23 +51,8 @@ static int bump(struct topo_counts *m, const struct kube_node *node,
 static int bump_existing(struct arena *a, struct ipa_state *s,
                          const struct kube_node *node, const char *key)
 {
-    size_t i;
-
-    for (i = 0; i < s->n_existing_keys; i++)
-        if (!strcmp(s->existing_keys[i], key))
-            return bump(&s->existing_anti, node, key);
-    if ((s->n_existing_keys & (s->n_existing_keys - 1)) == 0) {
-        /* 0, 1, 2, 4, ...: grow */
-        const char **k = arena_alloc(
-            a, (s->n_existing_keys ? s->n_existing_keys * 2 : 1) * sizeof(*k));
-
-        if (!k)
-            return -1;
-        if (s->n_existing_keys)
-            memcpy(k, s->existing_keys, s->n_existing_keys * sizeof(*k));
-        s->existing_keys = k;
-    }
-    s->existing_keys[s->n_existing_keys++] = key;
+    if (topo_keys_add(&s->existing_keys, a, key) < 0)
+        return -1;
     return bump(&s->existing_anti, node, key);
 }
 
@@ -261,8 +245,8 @@ static bool existing_anti_affinity_ok(const struct ipa_state *s,
 {
     size_t i;
 
-    for (i = 0; s->existing_anti.n && i < s->n_existing_keys; i++) {
-        const char *key = s->existing_keys[i];
+    for (i = 0; s->existing_anti.n && i < s->existing_keys.n; i++) {
+        const char *key = s->existing_keys.keys[i];
         const char *v = kube_labels_get(&n->labels, key);
 
         if (v && topo_counts_get(&s->existing_anti, key, v) > 0)

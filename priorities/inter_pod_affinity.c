@@ -32,8 +32,7 @@ struct ipa_state {
     int32_t hard_weight;          /* hardPodAffinityWeight */
     struct kube_labels ns_labels; /* incoming pod's namespace labels */
     struct topo_counts scores;    /* (topologyKey, value) -> weight sum */
-    size_t n_keys;
-    const char **keys; /* distinct topology keys in scores */
+    struct topo_keys keys;        /* distinct topology keys in scores */
 };
 
 static bool same(const char *a, const char *b)
@@ -97,7 +96,6 @@ static int add_at(struct prio_cycle *cy, struct ipa_state *s,
 {
     const char *value = kube_labels_get(&node->labels, key);
     int64_t *cnt;
-    size_t i;
 
     if (!value)
         return 0;
@@ -105,22 +103,7 @@ static int add_at(struct prio_cycle *cy, struct ipa_state *s,
     if (!cnt)
         return -1;
     *cnt += v;
-    for (i = 0; i < s->n_keys; i++) {
-        if (!strcmp(s->keys[i], key))
-            return 0;
-    }
-    if ((s->n_keys & (s->n_keys - 1)) == 0) { /* 0, 1, 2, 4, ...: grow */
-        const char **nk = arena_alloc(
-            cy->arena, (s->n_keys ? s->n_keys * 2 : 1) * sizeof(*nk));
-
-        if (!nk)
-            return -1;
-        if (s->n_keys)
-            memcpy(nk, s->keys, s->n_keys * sizeof(*nk));
-        s->keys = nk;
-    }
-    s->keys[s->n_keys++] = key;
-    return 0;
+    return topo_keys_add(&s->keys, cy->arena, key);
 }
 
 /* Incoming preferred terms against existing pod x on node. */
@@ -270,13 +253,13 @@ int prio_inter_pod_affinity_score(const struct prio_cycle *cy, const void *args,
     (void)args;
     (void)e;
     *score = 0;
-    for (k = 0; k < s->n_keys; k++) {
-        const char *v = kube_labels_get(&ni->node->labels, s->keys[k]);
+    for (k = 0; k < s->keys.n; k++) {
+        const char *v = kube_labels_get(&ni->node->labels, s->keys.keys[k]);
         const int64_t *w;
 
         if (!v)
             continue;
-        w = topo_counts_find(&s->scores, s->keys[k], v);
+        w = topo_counts_find(&s->scores, s->keys.keys[k], v);
         if (w)
             *score += *w;
     }

@@ -79,12 +79,35 @@ static void growth_should_keep_every_count(void **state)
     arena_destroy(&a);
 }
 
+/* The distinct keys: each once, in first-seen order, through growth. */
+static void keys_should_list_each_once(void **state)
+{
+    static const char *const seen[] = {
+        "zone", "host", "zone", "rack", "host", "a", "b", "c", "d", "zone"
+    };
+    static const char *const want[] = { "zone", "host", "rack", "a",
+                                        "b",    "c",    "d" };
+    struct arena a;
+    struct topo_keys k = { 0 };
+    size_t i;
+
+    (void)state;
+    arena_init(&a, 0);
+    for (i = 0; i < sizeof(seen) / sizeof(seen[0]); i++)
+        assert_int_equal(topo_keys_add(&k, &a, seen[i]), 0);
+    assert_int_equal(k.n, sizeof(want) / sizeof(want[0]));
+    for (i = 0; i < k.n; i++)
+        assert_string_equal(k.keys[i], want[i]);
+    arena_destroy(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(add_should_insert_once_and_say_so),
         cmocka_unit_test(pairs_should_not_run_together),
         cmocka_unit_test(growth_should_keep_every_count),
+        cmocka_unit_test(keys_should_list_each_once),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -49,8 +49,12 @@ const char *node_info_label(const struct node_info *ni, const char *key)
 {
     if (!ni || !ni->node || !key)
         return NULL;
-    if (ni->label_keys && (ni->label_keys & key_bits(key)) != key_bits(key))
-        return NULL;
+    if (ni->label_keys) {
+        uint64_t bits = key_bits(key);
+
+        if ((ni->label_keys & bits) != bits)
+            return NULL;
+    }
     return kube_labels_get(&ni->node->labels, key);
 }
 

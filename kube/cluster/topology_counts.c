@@ -111,6 +111,26 @@ int64_t *topo_counts_find(const struct topo_counts *m, const char *key,
     return s->key ? &s->count : NULL;
 }
 
+int topo_keys_add(struct topo_keys *k, struct arena *a, const char *key)
+{
+    size_t i;
+
+    for (i = 0; i < k->n; i++)
+        if (!strcmp(k->keys[i], key))
+            return 0;
+    if ((k->n & (k->n - 1)) == 0) { /* 0, 1, 2, 4, ...: grow */
+        const char **nk = arena_alloc(a, (k->n ? k->n * 2 : 1) * sizeof(*nk));
+
+        if (!nk)
+            return -1;
+        if (k->n)
+            memcpy(nk, k->keys, k->n * sizeof(*nk));
+        k->keys = nk;
+    }
+    k->keys[k->n++] = key;
+    return 0;
+}
+
 int64_t topo_counts_get(const struct topo_counts *m, const char *key,
                         const char *value)
 {

@@ -54,4 +54,17 @@ int64_t *topo_counts_find(const struct topo_counts *m, const char *key,
 int64_t topo_counts_get(const struct topo_counts *m, const char *key,
                         const char *value);
 
+/*
+ * The distinct topology keys a map has been given (a plugin then looks a
+ * node up by these few keys rather than by each of its labels). Few
+ * enough to list, not hash; the strings are borrowed like the map's.
+ */
+struct topo_keys {
+    size_t n;
+    const char **keys;
+};
+
+/* Add key unless listed. Returns 0, or -1 when the arena runs out. */
+int topo_keys_add(struct topo_keys *k, struct arena *a, const char *key);
+
 #endif

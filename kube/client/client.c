@@ -507,7 +507,7 @@ int kube_client_bind(struct kube_client *c, const char *ns, const char *name,
         err_prefix(e, "pod %s/%s is already bound: ", ns, name);
         return KUBE_CLIENT_ALREADY_BOUND;
     }
-    return -1;
+    return status ? -1 : KUBE_CLIENT_UNREACHABLE;
 }
 
 /* RFC 3339 UTC time of now. */

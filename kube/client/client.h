@@ -29,8 +29,9 @@
 /* kube_client_bind: the pod is bound already (HTTP 409 Conflict). */
 #define KUBE_CLIENT_ALREADY_BOUND (-2)
 
-/* kube_client_create_event: no HTTP answer at all (the server could not
- * be reached or dropped the connection): worth trying again. */
+/* kube_client_create_event, kube_client_bind: no HTTP answer at all (the
+ * server could not be reached or dropped the connection): worth trying
+ * again, and the request may or may not have taken effect. */
 #define KUBE_CLIENT_UNREACHABLE (-3)
 
 /* kube_client_create_event: HTTP 403. A kube-apiserver that has just
@@ -158,7 +159,8 @@ const char *kube_status_message(const struct kube_response *r, char *buf,
 /*
  * POST a v1 Binding of pod ns/name (uid may be NULL) to node, as the
  * default binder does. Returns 0 when bound (201), KUBE_CLIENT_ALREADY_BOUND
- * on 409 Conflict, -1 on any other failure; e is set unless 0.
+ * on 409 Conflict, KUBE_CLIENT_UNREACHABLE when no answer came (the pod
+ * may be bound or not), -1 on any other failure; e is set unless 0.
  */
 int kube_client_bind(struct kube_client *c, const char *ns, const char *name,
                      const char *uid, const char *node, struct err *e);

@@ -5,11 +5,42 @@
  */
 #include "server/scheduler/sched_bind.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "server/common/log.h"
 #include "server/scheduler/sched_events.h"
 #include "server/scheduler/sched_fail.h"
+#include "server/scheduler/sched_lost_bind.h"
+
+/*
+ * No answer (sched_lost_bind.h): when the watch has shown the pod on our
+ * node while the POST was out, the bind landed (true: done, reported);
+ * otherwise remember it for the watch to confirm, and go on as for a
+ * failure.
+ */
+static bool bind_outcome_unknown(struct scheduler *s, struct sched_bind_job *j)
+{
+    const struct kube_pod *pod = &j->sp->pod;
+    char key[512];
+    bool landed;
+
+    snprintf(key, sizeof(key), "%s/%s", pod->namespace, pod->name);
+    pthread_mutex_lock(&s->lock);
+    landed = j->it->bound_node && !strcmp(j->it->bound_node, j->node);
+    if (landed)
+        sched_queue_done(&s->q, j->it);
+    else if (!j->it->deleted &&
+             sched_lost_bind_note(s, key, pod->uid, j->node) < 0)
+        LOG_ERROR("pod %s/%s: out of memory remembering its Binding",
+                  pod->namespace, pod->name);
+    pthread_mutex_unlock(&s->lock);
+    if (!landed)
+        return false;
+    sched_lost_bind_report(s, key, pod->uid, j->node);
+    return true;
+}
 
 static void bind_one(struct scheduler *s, struct sched_bind_job *j)
 {
@@ -48,6 +79,8 @@ static void bind_one(struct scheduler *s, struct sched_bind_job *j)
         return;
     }
     kube_cache_forget_pod(s->cache, pod->namespace, pod->name);
+    if (rc == KUBE_CLIENT_UNREACHABLE && bind_outcome_unknown(s, j))
+        return;
     if (rc == KUBE_CLIENT_ALREADY_BOUND) {
         /* Someone else bound it: nothing to retry (the watch will show). */
         pthread_mutex_lock(&s->lock);

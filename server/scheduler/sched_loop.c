@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "server/scheduler/sched_cycle.h"
+#include "server/scheduler/sched_lost_bind.h"
 #include "server/scheduler/sched_pod.h"
 
 void *sched_loop_main(void *arg)
@@ -48,6 +49,8 @@ void *sched_loop_main(void *arg)
             pthread_mutex_unlock(&s->lock);
             continue;
         }
+        /* This attempt reports for itself (sched_lost_bind.h). */
+        sched_lost_bind_take(s, it->key, NULL, NULL);
         sp = it->payload;
         atomic_fetch_add(&sp->refs, 1);
         pthread_mutex_unlock(&s->lock);

@@ -257,6 +257,7 @@ static void item_free(struct sched_queue *q, struct sched_qitem *it)
     if (q->free_payload && it->payload)
         q->free_payload(it->payload);
     free(it->last_message);
+    free(it->bound_node);
     free(it->key);
     free(it);
 }

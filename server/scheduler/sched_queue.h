@@ -44,6 +44,7 @@ struct sched_qitem {
     enum sched_qstate state;
     bool deleted;       /* deleted or bound elsewhere while in flight */
     char *last_message; /* the last failure message reported (or NULL) */
+    char *bound_node;   /* in flight: the node the watch showed it bound to */
     unsigned mark;      /* the owner's: e.g. the list that last saw it */
 
     /* private */

@@ -8,10 +8,12 @@
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "predicates/inter_pod_affinity.h"
 #include "server/common/log.h"
+#include "server/scheduler/sched_lost_bind.h"
 #include "server/scheduler/sched_nominate.h"
 #include "server/scheduler/sched_pod.h"
 #include "server/scheduler/sched_signature.h"
@@ -118,6 +120,17 @@ static void assigned_pod_event(struct scheduler *s, const cJSON *obj,
     sched_pod_release(a.sp);
 }
 
+/* A pod whose Binding is out shows up bound: its binder learns the node
+ * (sched_lost_bind.h) should the POST's answer be lost. */
+static void note_bound_in_flight(struct scheduler *s, const char *key,
+                                 const char *node)
+{
+    struct sched_qitem *it = sched_queue_find(&s->q, key);
+
+    if (it && it->state == SCHED_Q_IN_FLIGHT && !it->bound_node)
+        it->bound_node = strdup(node); /* none when out of memory: unknown */
+}
+
 /* One pod event: queue, update or forget it; a deleted bound pod frees
  * room (AssignedPodDelete), an added or updated one may let pods with
  * affinity to it fit. */
@@ -134,7 +147,14 @@ static void on_pod(struct scheduler *s, const struct kube_watch_event *ev,
 
     pod_key(ev->object, key, sizeof(key));
     if (ev->type == KUBE_EVENT_DELETED || !pod_is_pending(s, ev->object)) {
+        bool bound = ev->type != KUBE_EVENT_DELETED && node && *node;
+        char *uid = NULL;
+        bool landed;
+
         pthread_mutex_lock(&s->lock);
+        landed = sched_lost_bind_take(s, key, bound ? node : NULL, &uid);
+        if (bound)
+            note_bound_in_flight(s, key, node);
         sched_queue_delete(&s->q, key);
         sched_nominate_drop(s, key);
         if (ev->type == KUBE_EVENT_DELETED && node && *node) {
@@ -142,7 +162,10 @@ static void on_pod(struct scheduler *s, const struct kube_watch_event *ev,
             pthread_cond_signal(&s->cond);
         }
         pthread_mutex_unlock(&s->lock);
-        if (ev->type != KUBE_EVENT_DELETED && node && *node)
+        if (landed)
+            sched_lost_bind_report(s, key, uid, node);
+        free(uid);
+        if (bound)
             assigned_pod_event(s, ev->object, now);
         return;
     }

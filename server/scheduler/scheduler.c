@@ -13,6 +13,7 @@
 #include "server/scheduler/sched_bind.h"
 #include "server/scheduler/sched_events.h"
 #include "server/scheduler/sched_loop.h"
+#include "server/scheduler/sched_lost_bind.h"
 #include "server/scheduler/sched_metrics.h"
 #include "server/scheduler/sched_pod.h"
 #include "server/scheduler/sched_signature.h"
@@ -148,6 +149,7 @@ void sched_destroy(struct scheduler *s)
     sched_stop(s);
     sched_queue_destroy(&s->q);
     sched_nominate_free(s);
+    sched_lost_bind_free(s);
     for (i = 0; s->events && i < s->ev_n; i++)
         free(s->events[(s->ev_head + i) % SCHED_EVENT_QUEUE].buf);
     free(s->events);

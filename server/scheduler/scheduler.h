@@ -121,6 +121,10 @@ struct scheduler {
     struct sched_nominee *noms;
     size_t n_noms, cap_noms;
 
+    /* Bindings whose answer was lost (sched_lost_bind.h); lock guards. */
+    struct sched_lost_bind *lost;
+    size_t n_lost, cap_lost;
+
     /* Scheduling-relevant node fields seen last, by node name. */
     struct sched_node_sig *sigs;
     size_t n_sigs, sig_slots;

@@ -12,6 +12,7 @@ import argparse
 import base64
 import binascii
 import collections
+import io
 import ipaddress
 import json
 import os
@@ -339,6 +340,10 @@ class Handler(BaseHTTPRequestHandler):
             if delay:
                 time.sleep(delay)
             rule = srv.faults.take_error(path, verb.split(" ")[0])
+            if rule and rule["code"] == 0 and rule["after"]:
+                # The request takes effect, then the connection ends
+                # with no answer (a server going down mid-request).
+                return self.lose_answer(parts, route)
             if rule and rule["code"] == 0:
                 # An unreachable server: the connection ends, no answer.
                 self.drain()
@@ -362,6 +367,25 @@ class Handler(BaseHTTPRequestHandler):
         except Exception as e:  # a bug in the double: say so, loudly
             traceback.print_exc()
             self.send_error_status(internal(repr(e)))
+
+    def lose_answer(self, parts, route):
+        sent = self.wfile
+        self.wfile = io.BytesIO()  # the answer, never sent
+        try:
+            self.authenticate()
+            if route is not None:
+                self.resource(route)
+            else:
+                self.nonresource(parts)
+        except ApiError:
+            pass
+        finally:
+            self.wfile = sent
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def drain(self):
         n = int(self.headers.get("Content-Length") or 0)
@@ -948,7 +972,8 @@ def apply_fault(srv, rule):
                              "count": int(rule.get("count", 1)),
                              "path": rule.get("path", ""),
                              "verb": rule.get("verb", ""),
-                             "message": rule.get("message")})
+                             "message": rule.get("message"),
+                             "after": bool(rule.get("after", False))})
         elif act == "delay":
             f.delays.append({"ms": int(rule.get("ms", 100)),
                              "count": int(rule.get("count", 0)),

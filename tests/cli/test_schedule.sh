@@ -173,6 +173,47 @@ contains "queue depth gauge" out 'kpe_scheduler_pending_pods{queue="active"} 0'
 contains "scheduling latency histogram" out 'kpe_scheduling_attempt_duration_seconds_count{result="scheduled"} 7'
 contains "bind latency histogram" out 'kpe_binding_duration_seconds_count 8'
 contains "leader gauge (no election: always 1)" out 'kpe_leader_election_master_status{name="my-scheduler"} 1'
+
+# Bindings whose answer is lost (an API server going down mid-POST): the
+# POST lands, the connection ends unanswered, and libcurl's resend on a
+# fresh connection (if it makes one) is refused too, so schedule has no
+# answer. The watch shows the pod on the node schedule asked for (while
+# the POST is out, or after the pod went back to the queue): that is
+# logged and its one Scheduled event posted.
+lost_fault() { # POD AFTER
+    curl -sf -X POST "$api_url/_fault" -d "{\"action\":\"error\",\"code\":0,\"count\":1,
+      \"after\":$2,\"path\":\"/api/v1/namespaces/default/pods/$1/binding\"}" >/dev/null
+}
+for p in lost-1 lost-2; do
+    lost_fault "$p" true
+    lost_fault "$p" false
+    pod "$p" my-scheduler '"app":"lost"' 100m >"$T_TMP/$p.json"
+    run "kubectl create $p" 0 $K create -f "$T_TMP/$p.json"
+done
+for p in lost-1 lost-2; do
+    if wait_for 10 grep -q "pod default/$p is bound to node" "$T_TMP/s1.log"; then
+        ok "$p: the Binding that landed unanswered is recognised"; else
+        not_ok "$p: the Binding that landed unanswered is recognised" "$(grep "$p" "$T_TMP/s1.log")"; fi
+    n=$(node_of "$p")
+    if [ -n "$n" ] && grep -q "pod default/$p is bound to node $n, as our Binding asked" "$T_TMP/s1.log"; then
+        ok "$p: the log names the node it is bound to"; else
+        not_ok "$p: the log names the node it is bound to" "on '$n': $(grep "$p" "$T_TMP/s1.log")"; fi
+    sched_events() {
+        $K get events -o jsonpath='{range .items[*]}{.involvedObject.name}/{.reason}: {.message}{"\n"}{end}' |
+            grep "^$p/Scheduled: Successfully assigned default/$p to $n\$"
+    }
+    if wait_for 10 sched_events; then
+        c=$(sched_events | wc -l)
+        [ "$c" = 1 ] && ok "$p: one Scheduled event, naming $n" ||
+            not_ok "$p: one Scheduled event, naming $n" "$c of them"
+    else
+        not_ok "$p: one Scheduled event, naming $n" "$($K get events | grep "$p")"
+    fi
+done
+if [ "$(grep -c "Successfully bound pod default/lost-" "$T_TMP/s1.log")" = 0 ]; then
+    ok "no second Binding of a pod whose first one landed"; else
+    not_ok "no second Binding of a pod whose first one landed" "$(grep "bound pod default/lost-" "$T_TMP/s1.log")"; fi
+curl -sf -X POST "$api_url/_fault" -d '{"action":"clear"}' >/dev/null
 kill "$sp"; wait "$sp"
 [ $? = 0 ] && ok "SIGTERM: exit 0" || not_ok "SIGTERM: exit 0"
 

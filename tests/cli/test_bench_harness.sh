@@ -142,6 +142,45 @@ run "bench.py refuses a BENCH_KPE_B that is not an executable" 2 \
 contains "names the path" err "/nonexistent/kpe: not an executable"
 run "bench.py refuses zero rounds" 2 env BENCH_ROUNDS=0 python3 tests/e2e/bench.py /nonexistent
 contains "says what must be positive" err "must be positive"
+run "bench.py refuses a negative BENCH_WARMUP" 2 env BENCH_WARMUP=-1 python3 tests/e2e/bench.py /nonexistent
+contains "the warm-up's rule is named" err "BENCH_WARMUP must be 0 or more"
+
+run "split/do-nothing round by round: pairs of one round, unstarted runs left out" 0 py '
+import bench
+def r(row, rnd, avg, end="all"):
+    return {"row": row, "round": rnd, "avg": avg, "end": end}
+runs = [r("split", 0, 90.0), r("do-nothing", 0, 100.0), r("ceiling", 0, 500.0),
+        r("do-nothing", 1, 50.0), r("split", 1, 60.0),
+        r("split", 2, 80.0), r("do-nothing", 2, 70.0, "no start"),
+        r("split", 3, 10.0)]
+print(repr([round(x, 3) for x in bench.paired_ratios(runs, "split", "do-nothing")]))
+print(repr(bench.paired_ratios(runs, "schedule", "kube-scheduler")))'
+contains "per round, in round order" out "[0.9, 1.2]"
+contains "rows that never ran: none" out "[]"
+
+run "a warm-up run is printed and kept out of the results" 0 py '
+import bench
+class B(bench.Bench):
+    def __init__(self):
+        self.rounds, self.warmup, self.results, self.pod_scale = 2, 1, [], 1
+        self.calls = []
+    def init_pods(self, w, n, k):
+        return 0, 0.0
+    def delete_pods(self, ns):
+        pass
+    def run(self, w, n, row, rnd, warmup=False):
+        self.calls.append((row, rnd, warmup))
+        res = {"workload": w["name"], "nodes": n, "row": row, "round": rnd, "avg": 1.0, "p50": 1, "p90": 1, "p99": 1,
+               "end": "all", "bound": 1, "measured": 1, "cpu": {"row": 1.0, "other": 0.0, "wall": 1.0, "busy": 1.0}}
+        if not warmup:
+            self.results.append(res)
+        return res
+b = B()
+bench.Bench.workload(b, bench.bw.by_name(["SchedulingBasic"])[0], 500, ["split", "do-nothing"])
+print(b.calls)
+print(len(b.results), sorted({r["round"] for r in b.results}))'
+contains "the warm-up runs the first row once, first" out "[('split', 'w0', True), ('split', 0, False), ('do-nothing', 0, False), ('do-nothing', 1, False), ('split', 1, False)]"
+contains "only the rounds are kept" out "4 [0, 1]"
 
 # apiload against the double: 3 nodes, 5 pending pods for my-scheduler in
 # sched-test, one for another scheduler and one already bound.

@@ -29,6 +29,9 @@ Environment (defaults: the full set):
   BENCH_ROWS=a,b              rows (default: all five; schedule-b runs
                               BENCH_KPE_B's schedule, to A/B two builds)
   BENCH_ROUNDS=3              rounds
+  BENCH_WARMUP=1              runs of the first row before round 0 of each workload,
+                              printed but left out of every figure (the first run
+                              after the init pods meets a colder control plane)
   BENCH_POD_SCALE=auto        multiplies upstream's measured pod counts (1: exactly
                               upstream's; a quick check: 0.1); auto raises them to
                               5,000 where they fit, for enough 1-second samples
@@ -79,9 +82,10 @@ def procs_cpu(cpu):
 
 
 class Bench:
-    def __init__(self, s, rounds, stall, pod_scale, limit):
+    def __init__(self, s, rounds, stall, pod_scale, limit, warmup=0):
         self.s, self.cp = s, s.cp
         self.rounds, self.stall, self.pod_scale, self.limit = rounds, stall, pod_scale, limit
+        self.warmup = warmup
         self.results = []
 
     # -- objects ---------------------------------------------------------
@@ -136,7 +140,8 @@ class Bench:
         return 0, 0.0
 
     # -- one run ---------------------------------------------------------
-    def run(self, w, n_nodes, row, rnd):
+    def run(self, w, n_nodes, row, rnd, warmup=False):
+        """One run; a warm-up run is printed but not kept in the results."""
         n_init, n_meas = bw.counts(w, n_nodes, self.pod_scale)
         if w["init"] and w.get("init_consumed"):
             made, dt = self.init_pods(w, n_nodes, n_init)
@@ -182,7 +187,8 @@ class Bench:
                "init": n_init, "measured": n_meas, "bound": len(watch.times), "end": reason,
                "create_s": dt, "first_bind_s": watch.first() - started if watch.times else None,
                "evicted": len(evicted.times) if evicted else None, **tp, "cpu": cpu}
-        self.results.append(res)
+        if not warmup:
+            self.results.append(res)
         self.delete_pods(bw.MEASURED_NS)
         if churn:
             churn.cleanup()
@@ -203,6 +209,8 @@ class Bench:
             end += f", first bind {res['first_bind_s']:.1f} s after the start"
         if evicted:
             end += f", {len(evicted.times)} init pods evicted"
+        if warmup:
+            end += " (warm-up: in no figure)"
         print(f"  {row:14s} r{rnd}  bound {res['bound']}/{n_meas}{end}: avg {tp['avg']:7.1f} "
               f"p50 {tp['p50']:6.0f} p90 {tp['p90']:6.0f} p99 {tp['p99']:6.0f} pods/s "
               f"({tp['samples']} samples); CPU s: row {cpu['row']:.1f}{procs_cpu(cpu)}, control plane "
@@ -222,6 +230,8 @@ class Bench:
             made, dt = self.init_pods(w, n_nodes, n_init)
             print(f"  created {made} init pods in {dt:.1f} s", flush=True)
         mine, t0 = [], time.monotonic()
+        for i in range(self.warmup):
+            self.run(w, n_nodes, rows[0], f"w{i}", warmup=True)
         for rnd in range(self.rounds):
             order = rows[rnd % len(rows):] + rows[:rnd % len(rows)]
             for row in order:
@@ -302,6 +312,16 @@ def ratio(a, b):
     return f"{a / b:.2f}" if a is not None and b else "n/a"
 
 
+def paired_ratios(runs, a, b):
+    """Row a's average over row b's, per round in which both started
+    (runs minutes apart, on the same control plane), in round order."""
+    by = {}
+    for r in runs:
+        if r["row"] in (a, b) and r["end"] != "no start":
+            by.setdefault(r["round"], {})[r["row"]] = r["avg"]
+    return [v[a] / v[b] for _, v in sorted(by.items()) if a in v and b in v and v[b]]
+
+
 def cell(v, short):
     return f"{'-' if v is None else f'{v:.1f}':>13s}{'*' if short else ' '}"
 
@@ -333,6 +353,10 @@ def summarize(runs, rows):
     print(f"  ratios: schedule/kube-scheduler {ratio(g('schedule'), g('kube-scheduler'))}, "
           f"schedule/ceiling {ratio(g('schedule'), g('ceiling'))}, "
           f"split/do-nothing {ratio(g('split'), g('do-nothing'))}")
+    pr = paired_ratios(runs, "split", "do-nothing")
+    if pr:
+        print(f"  split/do-nothing round by round: median {statistics.median(pr):.2f}, "
+              f"{min(pr):.2f} to {max(pr):.2f} over {len(pr)} rounds")
     noisy = [r for r in runs if bm.other_is_notable(r["cpu"])]
     if noisy:
         other = sum(r["cpu"]["other"] for r in noisy)
@@ -383,12 +407,15 @@ def main(argv):
         for r in rows:
             bench_rows.row_binary(r)
         rounds = int(os.environ.get("BENCH_ROUNDS", "3"))
+        warmup = int(os.environ.get("BENCH_WARMUP", "1"))
         pod_scale = bw.parse_pod_scale(os.environ.get("BENCH_POD_SCALE", "auto"))
         stall = float(os.environ.get("BENCH_STALL", "30"))
         limit = float(os.environ.get("BENCH_RUN_LIMIT", "900"))
         if min(sizes) < 1 or rounds < 1 or stall <= 0 or limit <= 0:
             raise ValueError("BENCH_SIZES, BENCH_ROUNDS, BENCH_STALL and "
                              "BENCH_RUN_LIMIT must be positive")
+        if warmup < 0:
+            raise ValueError("BENCH_WARMUP must be 0 or more")
     except ValueError as ex:
         print(f"bench-e2e: {ex}", file=sys.stderr)
         return 2
@@ -402,7 +429,7 @@ def main(argv):
     workdir = k8s.make_workdir("kpe-bench-e2e.")
     cp = k8s.ControlPlane(argv[1], workdir)
     print(f"bench-e2e: sizes {sizes}, workloads {[w['name'] for w in workloads]}, rows {rows}, "
-          f"{rounds} rounds, pod scale {pod_scale} (work dir {workdir}); {os.cpu_count()} CPUs, "
+          f"{rounds} rounds after {warmup} warm-up run(s), pod scale {pod_scale} (work dir {workdir}); {os.cpu_count()} CPUs, "
           f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     started = time.monotonic()
     cp.start()
@@ -414,7 +441,7 @@ def main(argv):
                                            "metadata": {"name": ns}})
         for pc in bw.priority_classes():
             cp.post("/apis/scheduling.k8s.io/v1/priorityclasses", pc)
-        b = Bench(s, rounds, stall, pod_scale, limit)
+        b = Bench(s, rounds, stall, pod_scale, limit, warmup)
         have = 0
         for n in sizes:
             if n < have:

@@ -21,31 +21,64 @@
  * an entry without one runs with the defaults. */
 static const struct kpe_arg_schema schema = KPE_HIGH_COMM_SCHEMA("highComm");
 
+/* What the filter needs of the pod, found once per pod (PreFilter): args
+ * is a struct pred_args whose value is the highComm value (NULL: the
+ * defaults). */
+struct high_comm_state {
+    struct policy_high_comm_arg arg; /* defaults applied */
+    bool high_comm;                  /* the pod carries the label */
+};
+
+static void resolve(const void *args, const struct kube_pod *pod,
+                    struct high_comm_state *st)
+{
+    const struct pred_args *pa = args;
+
+    if (pa && pa->value)
+        st->arg = *(const struct policy_high_comm_arg *)pa->value;
+    else
+        kpe_arg_defaults(&schema, &st->arg);
+    st->high_comm = kube_labels_get(&pod->labels, st->arg.pod_label) != NULL;
+}
+
+/* The pod's label is read once, not once per node: most pods are not
+ * high-comm, and then every node fits without a look at it. */
+static enum pred_code prefilter(struct pred_cycle *cy, const void *args,
+                                void **state, struct pred_result *r)
+{
+    struct high_comm_state *st = arena_alloc(cy->arena, sizeof(*st));
+
+    if (!st)
+        return pred_fail(r, PRED_ERROR, "out of memory");
+    resolve(args, cy->pod, st);
+    *state = st;
+    return PRED_FIT;
+}
+
 /*
- * Filter: args is a struct pred_args whose value is the highComm value
- * (NULL: the defaults). Failure is Unschedulable, as the seed's plugin
- * returns.
+ * The filter: a pod with the label fits a node whose label has the value;
+ * every other pod fits. Failure is Unschedulable, as the seed's plugin
+ * returns. Without a PreFilter state (a caller that skipped it), the pod
+ * is read here.
  */
 static enum pred_code filter(const struct pred_cycle *cy, const void *args,
                              const void *state, const struct node_info *ni,
                              struct pred_result *r)
 {
-    const struct pred_args *pa = args;
-    const struct policy_high_comm_arg *a = pa ? pa->value : NULL;
-    struct policy_high_comm_arg dflt = { NULL, NULL, NULL };
+    const struct high_comm_state *st = state;
+    struct high_comm_state own;
     const char *have;
 
-    (void)state;
-    if (!a) {
-        kpe_arg_defaults(&schema, &dflt);
-        a = &dflt;
+    if (!st) {
+        resolve(args, cy->pod, &own);
+        st = &own;
     }
-    if (!kube_labels_get(&cy->pod->labels, a->pod_label))
+    if (!st->high_comm)
         return PRED_FIT;
     if (!ni || !ni->node)
         return pred_fail(r, PRED_ERROR, "node not found");
-    have = node_info_label(ni, a->node_label);
-    if (have && !strcmp(have, a->node_label_value))
+    have = node_info_label(ni, st->arg.node_label);
+    if (have && !strcmp(have, st->arg.node_label_value))
         return PRED_FIT;
     return pred_fail(r, PRED_UNFIT, REASON);
 }
@@ -59,7 +92,10 @@ static int parse_args(const void *written, struct arena *a,
 }
 
 static const struct pred_plugin plugin = {
-    { NAME, 0 },        NULL, filter, (const char *const[]){ REASON, NULL },
+    { NAME, 0 },
+    prefilter,
+    filter,
+    (const char *const[]){ REASON, NULL },
     PRED_STABLE_ALWAYS,
 };
 

@@ -18,38 +18,68 @@
  * (high_comm_arg.h); an entry without one runs with the defaults. */
 static const struct kpe_arg_schema schema = KPE_HIGH_COMM_SCHEMA("highComm");
 
+/* What the score needs of the pod, found once per pod (PreScore): args
+ * is a struct prio_args whose value is the highComm value (NULL: the
+ * defaults). */
+struct rdma_state {
+    struct policy_high_comm_arg arg; /* defaults applied */
+    bool high_comm;                  /* the pod carries the label */
+};
+
+static void resolve(const void *args, const struct kube_pod *pod,
+                    struct rdma_state *st)
+{
+    const struct prio_args *pa = args;
+
+    if (pa && pa->value)
+        st->arg = *(const struct policy_high_comm_arg *)pa->value;
+    else
+        kpe_arg_defaults(&schema, &st->arg);
+    st->high_comm = kube_labels_get(&pod->labels, st->arg.pod_label) != NULL;
+}
+
+/* The pod's label is read once, not once per node. */
+static int prescore(struct prio_cycle *cy, const void *args, void **state,
+                    struct err *e)
+{
+    struct rdma_state *st = arena_alloc(cy->arena, sizeof(*st));
+
+    if (!st)
+        return err_set(e, "out of memory");
+    resolve(args, cy->pod, st);
+    *state = st;
+    return 0;
+}
+
 /*
  * Score: 100 when the pod's kind (high-comm or not) matches the node's
  * (RDMA or not), else 0. Only the pod label's key matters; the node label
- * must equal the value exactly. No normalisation. args: a struct
- * prio_args whose value is the highComm value (NULL: the defaults).
+ * must equal the value exactly. No normalisation. Without a PreScore
+ * state (a caller that skipped it), the pod is read here.
  */
 static int score(const struct prio_cycle *cy, const void *args,
                  const void *state, const struct node_info *ni, int64_t *out,
                  struct err *e)
 {
-    const struct prio_args *pa = args;
-    const struct policy_high_comm_arg *a = pa ? pa->value : NULL;
-    struct policy_high_comm_arg dflt = { NULL, NULL, NULL };
+    const struct rdma_state *st = state;
+    struct rdma_state own;
     const char *have;
-    bool high_comm, rdma;
+    bool rdma;
 
-    (void)state;
     (void)e;
-    if (!a) {
-        kpe_arg_defaults(&schema, &dflt);
-        a = &dflt;
+    if (!st) {
+        resolve(args, cy->pod, &own);
+        st = &own;
     }
-    high_comm = kube_labels_get(&cy->pod->labels, a->pod_label) != NULL;
-    have = node_info_label(ni, a->node_label);
-    rdma = have && !strcmp(have, a->node_label_value);
-    *out = high_comm == rdma ? PRIO_MAX_NODE_SCORE : 0;
+    have = node_info_label(ni, st->arg.node_label);
+    rdma = have && !strcmp(have, st->arg.node_label_value);
+    *out = st->high_comm == rdma ? PRIO_MAX_NODE_SCORE : 0;
     return 0;
 }
 
 static const struct prio_plugin plugin = {
     { NAME, 0 },
-    NULL,
+    prescore,
     score,
     NULL,
 };

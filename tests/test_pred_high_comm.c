@@ -11,6 +11,7 @@
 
 #include "predicates/predicates.h"
 #include "tests/support/node_filter_fixtures.h"
+#include "tests/support/pred_fixtures.h"
 
 #define PLUGIN "HighCommPodFilter"
 #define N(a)   (sizeof(a) / sizeof((a)[0]))
@@ -189,12 +190,30 @@ static void high_comm_should_default_missing_arguments(void **state)
     arena_destroy(&a);
 }
 
+/* The same tables with no PreFilter state: the filter reads the pod. */
+static void high_comm_should_decide_alike_without_prefilter_state(void **state)
+{
+    static const struct policy_high_comm_arg hc = { "net/heavy", "fabric",
+                                                    "ib" };
+    struct pred_args args;
+
+    (void)state;
+    memset(&args, 0, sizeof(args));
+    fx_without_pre_state = true;
+    assert_int_equal(p1_run_cases(PLUGIN, &args, defaults, N(defaults)), 0);
+    assert_int_equal(p1_run_cases(PLUGIN, NULL, defaults, N(defaults)), 0);
+    args.value = &hc;
+    assert_int_equal(p1_run_cases(PLUGIN, &args, custom, N(custom)), 0);
+    fx_without_pre_state = false;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(high_comm_should_apply_seed_rule_with_defaults),
         cmocka_unit_test(high_comm_should_use_custom_label_arguments),
         cmocka_unit_test(high_comm_should_default_missing_arguments),
+        cmocka_unit_test(high_comm_should_decide_alike_without_prefilter_state),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "priorities/priorities.h"
+#include "tests/support/pred_fixtures.h"
 #include "tests/support/score_fixtures.h"
 
 #define PLUGIN "CustomPriorityPolicy"
@@ -95,11 +96,27 @@ static void rdma_aware_should_use_high_comm_argument(void **state)
     sfx_run_table(PLUGIN, &args, custom, N(custom));
 }
 
+/* The same tables with no PreScore state: the score reads the pod. */
+static void rdma_aware_should_score_alike_without_prescore_state(void **state)
+{
+    static const struct policy_high_comm_arg hc = { "team/hpc", "hw/ib",
+                                                    "yes" };
+    struct prio_args args = { .value = NULL };
+
+    (void)state;
+    fx_without_pre_state = true;
+    sfx_run_table(PLUGIN, NULL, defaults, N(defaults));
+    args.value = &hc;
+    sfx_run_table(PLUGIN, &args, custom, N(custom));
+    fx_without_pre_state = false;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rdma_aware_should_use_default_labels),
         cmocka_unit_test(rdma_aware_should_use_high_comm_argument),
+        cmocka_unit_test(rdma_aware_should_score_alike_without_prescore_state),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

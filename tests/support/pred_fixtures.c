@@ -93,6 +93,8 @@ void fx_cluster_free(struct fx_cluster *fc)
     fc->built = 0;
 }
 
+bool fx_without_pre_state;
+
 enum pred_code fx_run_filter(const char *plugin, const void *args,
                              const struct policy *policy,
                              const struct kube_pod *pod,
@@ -120,7 +122,7 @@ enum pred_code fx_run_filter(const char *plugin, const void *args,
     cy.arena = a;
     assert_int_equal(kube_pod_request(a, pod, &cy.pod_request), 0);
     pred_result_init(r, a);
-    if (impl->prefilter) {
+    if (impl->prefilter && !fx_without_pre_state) {
         code = impl->prefilter(&cy, args, &state, r);
         if (code != PRED_FIT)
             return code;
@@ -183,7 +185,8 @@ int fx_run_score_as(enum kpe_semantics sem, const char *plugin,
     cy.n_nodes = n;
     cy.nodes = list;
     cy.semantics = sem;
-    if (impl->prescore && impl->prescore(&cy, args, &state, e) < 0)
+    if (impl->prescore && !fx_without_pre_state &&
+        impl->prescore(&cy, args, &state, e) < 0)
         return -1;
     for (i = 0; i < n; i++) {
         if (impl->score(&cy, args, state, list[i], &scores[i], e) < 0)

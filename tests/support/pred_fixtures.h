@@ -66,6 +66,13 @@ int fx_run_score_as(enum kpe_semantics sem, const char *plugin,
                     const struct cluster *c, const char *const *nodes, size_t n,
                     struct arena *a, int64_t *scores, struct err *e);
 
+/*
+ * Set: fx_run_filter and fx_run_score skip the prefilter / prescore and
+ * hand the plugin a NULL state, to test a plugin's own path for callers
+ * that have none. Tests set it back.
+ */
+extern bool fx_without_pre_state;
+
 /* "reason1|reason2" for messages and comparisons ("" when none). */
 const char *fx_reasons(struct arena *a, const struct pred_result *r);
 

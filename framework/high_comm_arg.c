@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "framework/args_check.h"
+#include "kube/model/labels.h"
 
 const struct kpe_arg_field kpe_high_comm_fields[3] = {
     { .name = "podLabel",
@@ -53,4 +54,16 @@ int kpe_high_comm_check(const char *key, const struct policy_high_comm_arg *hc,
                        key, key);
     *merged = hc;
     return 0;
+}
+
+void kpe_high_comm_pod(const struct kpe_arg_schema *schema,
+                       const struct policy_high_comm_arg *value,
+                       const struct kube_pod *pod,
+                       struct kpe_high_comm_pod *out)
+{
+    if (value)
+        out->arg = *value;
+    else
+        kpe_arg_defaults(schema, &out->arg);
+    out->high_comm = kube_labels_get(&pod->labels, out->arg.pod_label) != NULL;
 }

@@ -7,8 +7,11 @@
 #ifndef FRAMEWORK_HIGH_COMM_ARG_H
 #define FRAMEWORK_HIGH_COMM_ARG_H
 
+#include <stdbool.h>
+
 #include "framework/args.h"
 #include "kube/base/err.h"
+#include "kube/model/types.h"
 
 /* The value: every member set (the framework applies the defaults). */
 struct policy_high_comm_arg {
@@ -42,5 +45,19 @@ extern const struct kpe_arg_field kpe_high_comm_fields[3];
  */
 int kpe_high_comm_check(const char *key, const struct policy_high_comm_arg *hc,
                         const void **merged, struct err *e);
+
+/* What both plugins need of one pod, found once per pod (their PreFilter
+ * and PreScore state): the argument and whether the pod is high-comm. */
+struct kpe_high_comm_pod {
+    struct policy_high_comm_arg arg; /* defaults applied */
+    bool high_comm;                  /* the pod carries arg.pod_label */
+};
+
+/* Fill out for pod from a highComm value (NULL: the defaults, read from
+ * schema, the plugin's own). */
+void kpe_high_comm_pod(const struct kpe_arg_schema *schema,
+                       const struct policy_high_comm_arg *value,
+                       const struct kube_pod *pod,
+                       struct kpe_high_comm_pod *out);
 
 #endif

@@ -21,24 +21,14 @@
  * an entry without one runs with the defaults. */
 static const struct kpe_arg_schema schema = KPE_HIGH_COMM_SCHEMA("highComm");
 
-/* What the filter needs of the pod, found once per pod (PreFilter): args
- * is a struct pred_args whose value is the highComm value (NULL: the
- * defaults). */
-struct high_comm_state {
-    struct policy_high_comm_arg arg; /* defaults applied */
-    bool high_comm;                  /* the pod carries the label */
-};
-
+/* What the filter needs of the pod, found once per pod: args is a struct
+ * pred_args whose value is the highComm value (NULL: the defaults). */
 static void resolve(const void *args, const struct kube_pod *pod,
-                    struct high_comm_state *st)
+                    struct kpe_high_comm_pod *st)
 {
     const struct pred_args *pa = args;
 
-    if (pa && pa->value)
-        st->arg = *(const struct policy_high_comm_arg *)pa->value;
-    else
-        kpe_arg_defaults(&schema, &st->arg);
-    st->high_comm = kube_labels_get(&pod->labels, st->arg.pod_label) != NULL;
+    kpe_high_comm_pod(&schema, pa ? pa->value : NULL, pod, st);
 }
 
 /* The pod's label is read once, not once per node: most pods are not
@@ -46,7 +36,7 @@ static void resolve(const void *args, const struct kube_pod *pod,
 static enum pred_code prefilter(struct pred_cycle *cy, const void *args,
                                 void **state, struct pred_result *r)
 {
-    struct high_comm_state *st = arena_alloc(cy->arena, sizeof(*st));
+    struct kpe_high_comm_pod *st = arena_alloc(cy->arena, sizeof(*st));
 
     if (!st)
         return pred_fail(r, PRED_ERROR, "out of memory");
@@ -65,8 +55,8 @@ static enum pred_code filter(const struct pred_cycle *cy, const void *args,
                              const void *state, const struct node_info *ni,
                              struct pred_result *r)
 {
-    const struct high_comm_state *st = state;
-    struct high_comm_state own;
+    const struct kpe_high_comm_pod *st = state;
+    struct kpe_high_comm_pod own;
     const char *have;
 
     if (!st) {

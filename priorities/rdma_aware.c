@@ -18,31 +18,21 @@
  * (high_comm_arg.h); an entry without one runs with the defaults. */
 static const struct kpe_arg_schema schema = KPE_HIGH_COMM_SCHEMA("highComm");
 
-/* What the score needs of the pod, found once per pod (PreScore): args
- * is a struct prio_args whose value is the highComm value (NULL: the
- * defaults). */
-struct rdma_state {
-    struct policy_high_comm_arg arg; /* defaults applied */
-    bool high_comm;                  /* the pod carries the label */
-};
-
+/* What the score needs of the pod, found once per pod: args is a struct
+ * prio_args whose value is the highComm value (NULL: the defaults). */
 static void resolve(const void *args, const struct kube_pod *pod,
-                    struct rdma_state *st)
+                    struct kpe_high_comm_pod *st)
 {
     const struct prio_args *pa = args;
 
-    if (pa && pa->value)
-        st->arg = *(const struct policy_high_comm_arg *)pa->value;
-    else
-        kpe_arg_defaults(&schema, &st->arg);
-    st->high_comm = kube_labels_get(&pod->labels, st->arg.pod_label) != NULL;
+    kpe_high_comm_pod(&schema, pa ? pa->value : NULL, pod, st);
 }
 
 /* The pod's label is read once, not once per node. */
 static int prescore(struct prio_cycle *cy, const void *args, void **state,
                     struct err *e)
 {
-    struct rdma_state *st = arena_alloc(cy->arena, sizeof(*st));
+    struct kpe_high_comm_pod *st = arena_alloc(cy->arena, sizeof(*st));
 
     if (!st)
         return err_set(e, "out of memory");
@@ -61,8 +51,8 @@ static int score(const struct prio_cycle *cy, const void *args,
                  const void *state, const struct node_info *ni, int64_t *out,
                  struct err *e)
 {
-    const struct rdma_state *st = state;
-    struct rdma_state own;
+    const struct kpe_high_comm_pod *st = state;
+    struct kpe_high_comm_pod own;
     const char *have;
     bool rdma;
 

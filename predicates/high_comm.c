@@ -11,7 +11,6 @@
  */
 #include <string.h>
 
-#include "kube/model/labels.h"
 #include "predicates/predicates.h"
 
 #define NAME   "HighCommPodFilter"

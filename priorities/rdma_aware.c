@@ -8,7 +8,6 @@
  */
 #include <string.h>
 
-#include "kube/model/labels.h"
 #include "priorities/priorities.h"
 
 #define NAME  "CustomPriorityPolicy"

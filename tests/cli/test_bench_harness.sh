@@ -63,6 +63,47 @@ contains "sorted by name, one decimal" out " (kube-scheduler 32.9, serve 6.4)"
 contains "a process gone before it was read is a question mark" out " (kube-scheduler 1.0, serve ?)"
 contains "one process: nothing" out "'' ''"
 
+# BENCH_INSIDE: kube-scheduler's and serve's /metrics reduced to mean ms
+# per attempt and per request; extension points by name, results and
+# outcomes summed, routes other than the extender's verbs and other series
+# left out, a series with no count not divided by zero.
+run "inside: mean ms per attempt and per request from both /metrics pages" 0 py '
+import bench_inside as bi
+ks = """# HELP scheduler_e2e_scheduling_duration_seconds x
+scheduler_e2e_scheduling_duration_seconds_bucket{profile="p",result="scheduled",le="0.001"} 1
+scheduler_e2e_scheduling_duration_seconds_sum{profile="p",result="scheduled"} 0.09
+scheduler_e2e_scheduling_duration_seconds_count{profile="p",result="scheduled"} 3
+scheduler_e2e_scheduling_duration_seconds_sum{profile="p",result="error"} 0.01
+scheduler_e2e_scheduling_duration_seconds_count{profile="p",result="error"} 1
+scheduler_scheduling_algorithm_duration_seconds_sum 0.06
+scheduler_scheduling_algorithm_duration_seconds_count 4
+scheduler_framework_extension_point_duration_seconds_sum{extension_point="Score",profile="p",status="Success"} 0.02
+scheduler_framework_extension_point_duration_seconds_count{extension_point="Score",profile="p",status="Success"} 4
+scheduler_framework_extension_point_duration_seconds_sum{extension_point="Permit",profile="p",status="Success"} 0
+scheduler_framework_extension_point_duration_seconds_count{extension_point="Permit",profile="p",status="Success"} 0
+scheduler_pod_scheduling_attempts_sum 9
+scheduler_pod_scheduling_attempts_count 3"""
+serve = """kpe_http_request_duration_seconds_sum{route="/filter",outcome="ok"} 0.004
+kpe_http_request_duration_seconds_count{route="/filter",outcome="ok"} 2
+kpe_http_request_duration_seconds_sum{route="/filter",outcome="error"} 0.002
+kpe_http_request_duration_seconds_count{route="/filter",outcome="error"} 1
+kpe_http_request_duration_seconds_sum{route="/prioritize",outcome="ok"} 0.005
+kpe_http_request_duration_seconds_count{route="/prioritize",outcome="ok"} 5
+kpe_http_request_duration_seconds_sum{route="/metrics",outcome="ok"} 9
+kpe_http_request_duration_seconds_count{route="/metrics",outcome="ok"} 1"""
+print(bi.summarize(ks, serve))
+print(repr(bi.summarize("", "")), bi.summarize("", serve))'
+contains "kube-scheduler: results summed, points by name, an empty point left out, other series ignored" out \
+    "kube-scheduler ms per attempt: Score 5.00, algorithm 15.00, attempt 25.00; serve ms per request: /filter 2.00 (3), /prioritize 1.00 (5)"
+contains "no pages: nothing to say; serve alone: its part only" out \
+    "'' serve ms per request: /filter 2.00 (3), /prioritize 1.00 (5)"
+
+run "inside: BENCH_PROFILE is seconds, or a clear refusal" 0 sh -c '
+BENCH_PROFILE=30 python3 -c "import sys; sys.path.insert(0, \"tests/e2e\"); import bench_inside as b; print(b.profile_seconds())"
+BENCH_PROFILE=soon python3 -c "import sys; sys.path.insert(0, \"tests/e2e\"); import bench_inside as b; b.profile_seconds()" 2>&1 | tail -1'
+contains "30 accepted" out "30"
+contains "a word refused, naming the setting" out "BENCH_PROFILE must be a whole number of seconds"
+
 run "workloads: upstream counts at 500 and 5,000 nodes, scaled elsewhere" 0 py '
 import bench_workloads as bw
 w = {x["name"]: x for x in bw.by_name([])}

@@ -39,6 +39,10 @@ Environment (defaults: the full set):
   BENCH_RUN_LIMIT=900         seconds after which a run ends whatever it bound
   BENCH_MEMORY=1              0: skip the memory figures
   BENCH_OUT=FILE              also write every run as JSON there
+  BENCH_INSIDE=0              1: per kube-scheduler run, its mean ms per attempt by
+                              extension point and serve's per request
+                              (tests/e2e/bench_inside.py); BENCH_PROFILE=S adds
+                              an S-second CPU profile of kube-scheduler per run
   APILOAD=build/bench/apiload the Go client (make builds it)
 """
 import json
@@ -56,6 +60,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
 import actors  # noqa: E402
+import bench_inside  # noqa: E402
 import bench_measure as bm  # noqa: E402
 import bench_memory  # noqa: E402
 import bench_rows  # noqa: E402
@@ -173,6 +178,8 @@ class Bench:
         finally:
             if churn:
                 churn.stop()
+            inside = self.s.inside.finish() if self.s.inside else ""
+            self.s.inside = None
             used = self.s.stop_all()
             watch.close()
             if evicted:
@@ -186,7 +193,8 @@ class Bench:
         res = {"workload": w["name"], "nodes": n_nodes, "row": row, "round": rnd,
                "init": n_init, "measured": n_meas, "bound": len(watch.times), "end": reason,
                "create_s": dt, "first_bind_s": watch.first() - started if watch.times else None,
-               "evicted": len(evicted.times) if evicted else None, **tp, "cpu": cpu}
+               "evicted": len(evicted.times) if evicted else None, **tp, "cpu": cpu,
+               "inside": inside}
         if not warmup:
             self.results.append(res)
         self.delete_pods(bw.MEASURED_NS)
@@ -217,6 +225,8 @@ class Bench:
               f"{cpu['control_plane']:.1f}, other {cpu['other']:.1f}{warn}", flush=True)
         if reqs:
             print(f"      API requests per bound pod: {reqs}", flush=True)
+        if inside:
+            print(f"      {inside}", flush=True)
         return res
 
     # -- one workload at one size ---------------------------------------
@@ -406,6 +416,7 @@ def main(argv):
             raise ValueError(f"unknown row(s) {', '.join(bad)}; known: {', '.join(bench_rows.ROWS)}")
         for r in rows:
             bench_rows.row_binary(r)
+        bench_inside.profile_seconds()
         rounds = int(os.environ.get("BENCH_ROUNDS", "3"))
         warmup = int(os.environ.get("BENCH_WARMUP", "1"))
         pod_scale = bw.parse_pod_scale(os.environ.get("BENCH_POD_SCALE", "auto"))

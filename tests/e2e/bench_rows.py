@@ -26,6 +26,7 @@ import os
 import subprocess
 
 import actors
+import bench_inside
 import bench_measure as bm
 import k8s
 
@@ -76,6 +77,7 @@ class Shim:
         self.cp = cp
         self.procs = []
         self.apiload = apiload
+        self.inside = None  # bench_inside.Inside of the running row, if asked
 
         class E:
             pass
@@ -148,14 +150,20 @@ def start(s, row, name, namespace):
     if spec["kind"] == "schedule":
         return [actors.Schedule(s, os.path.join(root, FULL_POLICY), "--leader-elect=false",
                                 "--kube-api-qps", "-1", name=name, kpe=row_binary(row)).proc]
-    procs = []
+    procs, serve_url, extra = [], None, list(KS_QPS)
+    if bench_inside.enabled():
+        args, ks_url = bench_inside.scheduler_args()
+        extra += args
     if "extender" in spec:
         pol = s.files["empty"] if spec["extender"] == "empty" else os.path.join(
             root, spec["extender"])
         srv = actors.Serve(s, pol, name=f"serve-{name}")
         procs.append(srv.proc)
+        serve_url = srv.url
         _, f = actors.scheduler_files(s, "policy", srv.url, s.env.workdir)
     else:
         f = s.files["in-tree"]
-    procs.append(actors.KubeScheduler(s, policy_file=f, name=name, v=1, extra=KS_QPS).proc)
+    procs.append(actors.KubeScheduler(s, policy_file=f, name=name, v=1, extra=extra).proc)
+    if bench_inside.enabled():
+        s.inside = bench_inside.Inside(ks_url, serve_url, s.env.workdir, name)
     return procs

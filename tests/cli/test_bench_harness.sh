@@ -91,12 +91,34 @@ kpe_http_request_duration_seconds_sum{route="/prioritize",outcome="ok"} 0.005
 kpe_http_request_duration_seconds_count{route="/prioritize",outcome="ok"} 5
 kpe_http_request_duration_seconds_sum{route="/metrics",outcome="ok"} 9
 kpe_http_request_duration_seconds_count{route="/metrics",outcome="ok"} 1"""
-print(bi.summarize(ks, serve))
-print(repr(bi.summarize("", "")), bi.summarize("", serve))'
+fig = bi.figures(ks, serve)
+print(bi.summarize(fig))
+print(repr(bi.summarize(bi.figures("", ""))), bi.summarize(bi.figures("", serve)))
+print("per in-tree", bi.per_in_tree(fig), bi.per_in_tree(bi.figures("", serve)), bi.per_in_tree(None))'
 contains "kube-scheduler: results summed, points by name, an empty point left out, other series ignored" out \
     "kube-scheduler ms per attempt: Score 5.00, algorithm 15.00, attempt 25.00; serve ms per request: /filter 2.00 (3), /prioritize 1.00 (5)"
 contains "no pages: nothing to say; serve alone: its part only" out \
     "'' serve ms per request: /filter 2.00 (3), /prioritize 1.00 (5)"
+contains "algorithm 15 ms over Score 5 ms (the only in-tree point); none without the figures" out \
+    "per in-tree 3.0 None None"
+
+# Two rows whose runs ran at different machine speeds (in-tree 10 and 20
+# ms) but cost the same per in-tree ms (1.2) are equal at equal speed; a
+# row that costs 1.5 per in-tree ms against 1.2 is 0.8 of it; the median
+# over a row's runs; a run without figures (a row that did not start, or
+# BENCH_INSIDE off) left out; a row with none gives no figure.
+run "inside: split/do-nothing at equal machine speed" 0 py '
+import bench_inside as bi
+def run(row, in_tree, alg):
+    return {"row": row, "inside": {"ks": {"PreScore": in_tree, "algorithm": alg}, "serve": {}}}
+same = [run("split", 10, 12), run("do-nothing", 20, 24), run("split", 20, 24), run("do-nothing", 10, 12)]
+dearer = [run("split", 10, 15), run("split", 20, 30), run("split", 30, 99), run("do-nothing", 20, 24),
+          {"row": "do-nothing", "inside": None}, run("kube-scheduler", 1, 9)]
+r = lambda x: None if x is None else round(x, 3)
+print(r(bi.equal_speed_ratio(same, "split", "do-nothing")), r(bi.equal_speed_ratio(dearer, "split", "do-nothing")),
+      bi.equal_speed_ratio(same, "split", "ceiling"))'
+contains "the same cost per in-tree ms at two speeds: 1.0; 1.2 over the median 1.5: 0.8; a row without figures: None" out \
+    "1.0 0.8 None"
 
 run "inside: BENCH_PROFILE is seconds, or a clear refusal" 0 sh -c '
 BENCH_PROFILE=30 python3 -c "import sys; sys.path.insert(0, \"tests/e2e\"); import bench_inside as b; print(b.profile_seconds())"

@@ -178,7 +178,7 @@ class Bench:
         finally:
             if churn:
                 churn.stop()
-            inside = self.s.inside.finish() if self.s.inside else ""
+            inside, inside_line = self.s.inside.finish() if self.s.inside else (None, "")
             self.s.inside = None
             used = self.s.stop_all()
             watch.close()
@@ -225,8 +225,8 @@ class Bench:
               f"{cpu['control_plane']:.1f}, other {cpu['other']:.1f}{warn}", flush=True)
         if reqs:
             print(f"      API requests per bound pod: {reqs}", flush=True)
-        if inside:
-            print(f"      {inside}", flush=True)
+        if inside_line:
+            print(f"      {inside_line}", flush=True)
         return res
 
     # -- one workload at one size ---------------------------------------
@@ -367,6 +367,10 @@ def summarize(runs, rows):
     if pr:
         print(f"  split/do-nothing round by round: median {statistics.median(pr):.2f}, "
               f"{min(pr):.2f} to {max(pr):.2f} over {len(pr)} rounds")
+    eq = bench_inside.equal_speed_ratio(runs, "split", "do-nothing")
+    if eq is not None:
+        print(f"  split/do-nothing at equal machine speed (algorithm per in-tree ms, "
+              f"BENCH_INSIDE): {eq:.3f}")
     noisy = [r for r in runs if bm.other_is_notable(r["cpu"])]
     if noisy:
         other = sum(r["cpu"]["other"] for r in noisy)

@@ -11,16 +11,23 @@ each run, before its processes stop, one line reads both sides:
   serve, mean ms per request: filter and prioritize, from its dispatch to
   its reply.
 
-The algorithm's time less its Filter, PreScore and Score points is what the
-extender's two calls cost kube-scheduler (encode, wait, decode) plus the
-bookkeeping around them. With BENCH_PROFILE=S (seconds, default 0: none)
-one CPU profile of kube-scheduler is taken per run, starting 20 s in, and
-left in the work dir as <run>.pprof (go tool pprof -top
-$BINDIR/kube-scheduler <run>.pprof reads it).
+The algorithm's time less its in-tree points (PreFilter, Filter, PreScore,
+Score) is what the extender's two calls cost kube-scheduler (encode, wait,
+decode) plus the bookkeeping around them. The summary of a workload adds
+split/do-nothing at equal machine speed: the in-tree points are the same
+work in both rows, so the algorithm's time per unit of them compares the
+rows without the machine's drift between their runs. It holds where
+kube-scheduler's cycle sets the pace; on Preemption the dry run
+(PostFilter, outside the algorithm) and the evictions set it.
+
+With BENCH_PROFILE=S (seconds, default 0: none) one CPU profile of
+kube-scheduler is taken per run, starting 20 s in, and left in the work dir
+as <run>.pprof (go tool pprof -top $BINDIR/kube-scheduler <run>.pprof reads
+it).
 """
 import os
+import statistics
 import threading
-import time
 import urllib.request
 
 import k8s
@@ -74,39 +81,73 @@ def label(labels, key):
     return ""
 
 
-def summarize(ks_text, serve_text):
+IN_TREE = ("PreFilter", "Filter", "PreScore", "Score")  # the points inside the algorithm
+
+
+def figures(ks_text, serve_text):
+    """{"ks": {point: ms per attempt}, "serve": {route: [ms, requests]}}
+    from the two /metrics pages; "algorithm" and "attempt" are the whole
+    algorithm and the whole attempt."""
+    ks, serve = {}, {}
+    for (name, labels), (s, n) in parse_means(ks_text, ("scheduler_",)).items():
+        if name == "scheduler_framework_extension_point_duration_seconds":
+            key = label(labels, "extension_point")
+        elif name == "scheduler_scheduling_algorithm_duration_seconds":
+            key = "algorithm"
+        elif name == "scheduler_e2e_scheduling_duration_seconds":
+            key = "attempt"
+        else:
+            continue
+        t = ks.setdefault(key, [0.0, 0.0])
+        t[0] += s
+        t[1] += n
+    for (_, labels), (s, n) in parse_means(
+            serve_text, ("kpe_http_request_duration_seconds",)).items():
+        route = label(labels, "route")
+        if route in ("/filter", "/prioritize", "/preempt"):
+            t = serve.setdefault(route, [0.0, 0.0])
+            t[0] += s
+            t[1] += n
+    return {"ks": {k: 1000 * s / n for k, (s, n) in ks.items() if n},
+            "serve": {r: [1000 * s / n, n] for r, (s, n) in serve.items() if n}}
+
+
+def summarize(fig):
     """The one line a run prints; '' when there is nothing to say."""
     out = []
-    if ks_text:
-        m = parse_means(ks_text, ("scheduler_",))
-        per = {}
-        for (name, labels), (s, n) in m.items():
-            if name == "scheduler_framework_extension_point_duration_seconds":
-                key = label(labels, "extension_point")
-            elif name == "scheduler_scheduling_algorithm_duration_seconds":
-                key = "algorithm"
-            elif name == "scheduler_e2e_scheduling_duration_seconds":
-                key = "attempt"
-            else:
-                continue
-            t = per.setdefault(key, [0.0, 0.0])
-            t[0] += s
-            t[1] += n
-        parts = [f"{k} {1000 * s / n:.2f}" for k, (s, n) in sorted(per.items()) if n]
-        if parts:
-            out.append("kube-scheduler ms per attempt: " + ", ".join(parts))
-    if serve_text:
-        m = parse_means(serve_text, ("kpe_http_request_duration_seconds",))
-        per = {}
-        for (_, labels), (s, n) in m.items():
-            t = per.setdefault(label(labels, "route"), [0.0, 0.0])
-            t[0] += s
-            t[1] += n
-        parts = [f"{r} {1000 * s / n:.2f} ({n:.0f})" for r, (s, n) in sorted(per.items())
-                 if n and r in ("/filter", "/prioritize", "/preempt")]
-        if parts:
-            out.append("serve ms per request: " + ", ".join(parts))
+    if fig["ks"]:
+        out.append("kube-scheduler ms per attempt: "
+                   + ", ".join(f"{k} {v:.2f}" for k, v in sorted(fig["ks"].items())))
+    if fig["serve"]:
+        out.append("serve ms per request: " + ", ".join(
+            f"{r} {ms:.2f} ({n:.0f})" for r, (ms, n) in sorted(fig["serve"].items())))
     return "; ".join(out)
+
+
+def per_in_tree(fig):
+    """The algorithm's time over its in-tree points' (PreFilter, Filter,
+    PreScore, Score): what one unit of kube-scheduler's own work costs
+    with the extender's calls added. None without the figures."""
+    ks = fig.get("ks", {}) if fig else {}
+    in_tree = sum(ks.get(k, 0.0) for k in IN_TREE)
+    return ks["algorithm"] / in_tree if "algorithm" in ks and in_tree > 0 else None
+
+
+def equal_speed_ratio(runs, a, b):
+    """Row a over row b at equal machine speed: the median of b's
+    per_in_tree over a's, from the runs' "inside" figures; None when
+    either row has none. Throughput is the inverse of the algorithm's time
+    when kube-scheduler's cycle is the limit, and the in-tree points are
+    the same work in both rows, so this ratio leaves out how fast the
+    machine ran during each row's runs."""
+    med = {}
+    for row in (a, b):
+        v = [x for x in (per_in_tree(r.get("inside")) for r in runs if r["row"] == row)
+             if x is not None]
+        if not v:
+            return None
+        med[row] = statistics.median(v)
+    return med[b] / med[a]
 
 
 def read(url):
@@ -156,13 +197,14 @@ class Inside:
         secs = profile_seconds()
         self.prof = Profiler(ks_url, secs, os.path.join(workdir, f"{name}.pprof")) \
             if secs else None
-        self.started = time.monotonic()
 
     def finish(self):
-        """Read the pages (before the processes stop): the line to print."""
-        line = summarize(read(self.ks_url + "/metrics"),
-                         read(self.serve_url + "/metrics") if self.serve_url else "")
+        """Read the pages (before the processes stop): the figures and the
+        line to print."""
+        fig = figures(read(self.ks_url + "/metrics"),
+                      read(self.serve_url + "/metrics") if self.serve_url else "")
+        line = summarize(fig)
         if self.prof:
             path = self.prof.wait()
             line += f"; profile {path}" if path else "; no profile (the run ended first)"
-        return line
+        return fig, line

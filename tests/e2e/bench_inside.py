@@ -28,8 +28,9 @@ it).
 import os
 import statistics
 import threading
-import urllib.request
 
+import actors
+import bench_measure as bm
 import k8s
 
 PROFILE_DELAY = 20  # seconds into a run before its profile starts
@@ -55,30 +56,15 @@ def scheduler_args():
 
 def parse_means(text, prefixes):
     """{(name, labels): (sum, count)} for each histogram or summary in a
-    /metrics page whose name starts with one of prefixes."""
+    /metrics page whose name starts with one of prefixes; labels as a
+    sorted tuple of (label, value)."""
     acc = {}
-    for line in text.splitlines():
-        if not line.startswith(prefixes):
-            continue
-        head, _, value = line.rpartition(" ")
-        name, _, labels = head.partition("{")
+    for name, kv, value in bm.metric_samples(text, prefixes):
         for suffix, slot in (("_sum", 0), ("_count", 1)):
             if name.endswith(suffix):
-                key = (name[:-len(suffix)], labels.rstrip("}"))
-                cur = acc.setdefault(key, [0.0, 0.0])
-                try:
-                    cur[slot] += float(value)
-                except ValueError:
-                    pass
+                key = (name[:-len(suffix)], tuple(sorted(kv.items())))
+                acc.setdefault(key, [0.0, 0.0])[slot] += value
     return {k: tuple(v) for k, v in acc.items()}
-
-
-def label(labels, key):
-    for part in labels.split(","):
-        k, _, v = part.partition("=")
-        if k == key:
-            return v.strip('"')
-    return ""
 
 
 IN_TREE = ("PreFilter", "Filter", "PreScore", "Score")  # the points inside the algorithm
@@ -88,28 +74,28 @@ def figures(ks_text, serve_text):
     """{"ks": {point: ms per attempt}, "serve": {route: [ms, requests]}}
     from the two /metrics pages; "algorithm" and "attempt" are the whole
     algorithm and the whole attempt."""
+    ks_names = {"scheduler_scheduling_algorithm_duration_seconds": "algorithm",
+                "scheduler_e2e_scheduling_duration_seconds": "attempt"}
     ks, serve = {}, {}
-    for (name, labels), (s, n) in parse_means(ks_text, ("scheduler_",)).items():
-        if name == "scheduler_framework_extension_point_duration_seconds":
-            key = label(labels, "extension_point")
-        elif name == "scheduler_scheduling_algorithm_duration_seconds":
-            key = "algorithm"
-        elif name == "scheduler_e2e_scheduling_duration_seconds":
-            key = "attempt"
-        else:
-            continue
-        t = ks.setdefault(key, [0.0, 0.0])
-        t[0] += s
-        t[1] += n
-    for (_, labels), (s, n) in parse_means(
-            serve_text, ("kpe_http_request_duration_seconds",)).items():
-        route = label(labels, "route")
-        if route in ("/filter", "/prioritize", "/preempt"):
-            t = serve.setdefault(route, [0.0, 0.0])
-            t[0] += s
-            t[1] += n
+    for (name, labels), sn in parse_means(ks_text, ("scheduler_",)).items():
+        key = dict(labels).get("extension_point") \
+            if name == "scheduler_framework_extension_point_duration_seconds" \
+            else ks_names.get(name)
+        add(ks, key, sn)
+    for (_, labels), sn in parse_means(serve_text,
+                                       ("kpe_http_request_duration_seconds",)).items():
+        route = dict(labels).get("route")
+        add(serve, route if route in ("/filter", "/prioritize", "/preempt") else None, sn)
     return {"ks": {k: 1000 * s / n for k, (s, n) in ks.items() if n},
             "serve": {r: [1000 * s / n, n] for r, (s, n) in serve.items() if n}}
+
+
+def add(acc, key, sum_count):
+    """Sum a (sum, count) into acc[key]; a key of None is left out."""
+    if key is not None:
+        t = acc.setdefault(key, [0.0, 0.0])
+        t[0] += sum_count[0]
+        t[1] += sum_count[1]
 
 
 def summarize(fig):
@@ -154,8 +140,7 @@ def read(url):
     """A page's text, or '' when it cannot be read (a missing figure, not a
     failed run)."""
     try:
-        with urllib.request.urlopen(url, timeout=10) as r:
-            return r.read().decode()
+        return actors.http_get(url, timeout=10).decode()
     except OSError:
         return ""
 
@@ -173,9 +158,8 @@ class Profiler:
         if self.stop_ev.wait(PROFILE_DELAY):
             return
         try:
-            with urllib.request.urlopen(f"{self.url}/debug/pprof/profile?seconds={self.seconds}",
-                                        timeout=self.seconds + 30) as r:
-                data = r.read()
+            data = actors.http_get(f"{self.url}/debug/pprof/profile?seconds={self.seconds}",
+                                   timeout=self.seconds + 30)
         except OSError:
             return
         with open(self.path, "wb") as f:

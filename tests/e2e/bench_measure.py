@@ -162,22 +162,30 @@ def own_and_children():
     return t.user + t.system, t.children_user + t.children_system
 
 
+def metric_samples(text, prefixes):
+    """(name, {label: value}, value) for each sample line of a /metrics page
+    whose name starts with one of prefixes; a value that is not a number
+    is left out."""
+    for line in text.splitlines():
+        if not line.startswith(prefixes):
+            continue
+        head, _, value = line.rpartition(" ")
+        name, _, labels = head.partition("{")
+        kv = dict(part.split("=", 1) for part in labels.rstrip("}").split(",") if "=" in part)
+        try:
+            yield name, {k: v.strip('"') for k, v in kv.items()}, float(value)
+        except ValueError:
+            continue
+
+
 def parse_request_counts(text):
     """apiserver_request_total from a /metrics page, summed by
     'VERB resource[/subresource]' (codes, scopes and versions merged)."""
     out = {}
-    for line in text.splitlines():
-        if not line.startswith("apiserver_request_total{"):
-            continue
-        labels, _, value = line[len("apiserver_request_total{"):].rpartition("} ")
-        kv = dict(part.split("=", 1) for part in labels.split(",") if "=" in part)
-        kv = {k: v.strip('"') for k, v in kv.items()}
+    for name, kv, value in metric_samples(text, ("apiserver_request_total{",)):
         key = kv.get("verb", "?") + " " + kv.get("resource", "?") + (
             "/" + kv["subresource"] if kv.get("subresource") else "")
-        try:
-            out[key] = out.get(key, 0) + float(value)
-        except ValueError:
-            continue
+        out[key] = out.get(key, 0) + value
     return out
 
 
